@@ -1,0 +1,50 @@
+// JNI natives for the Java shim (class io.vtctx.internal.AgentNatives). HotSpot resolves native
+// methods in agent libraries too, so the shim needs no System.loadLibrary: if the agent is not
+// loaded, the first call throws UnsatisfiedLinkError, which the shim turns into "off".
+#include <jni.h>
+
+#include "agentState.h"
+#include "eventHandlers.h"
+#include "stats.h"
+
+namespace {
+
+bool Active() {
+  return vtctx::Agent().status.load(std::memory_order_acquire) == vtctx::AgentStatus::kActive;
+}
+
+}  // namespace
+
+extern "C" {
+
+// The calling thread's record address (virtual or platform thread), binding one on first use after
+// a late attach; 0 if the agent is inactive or no record can be had. Stable for the thread's life.
+JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv* jni, jclass) {
+  if (!Active()) return 0;
+  return reinterpret_cast<jlong>(vtctx::CurrentThreadRecord(vtctx::Agent().jvmti, jni));
+}
+
+// A direct ByteBuffer over the calling thread's record (record_size bytes), or null. The shim
+// caches it per thread and must not touch it after the thread ends (the record is recycled).
+JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffer(JNIEnv* jni,
+                                                                                  jclass) {
+  if (!Active()) return nullptr;
+  void* record = vtctx::CurrentThreadRecord(vtctx::Agent().jvmti, jni);
+  if (record == nullptr) return nullptr;
+  return jni->NewDirectByteBuffer(record, static_cast<jlong>(vtctx::g_pool->record_size()));
+}
+
+JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {
+  return Active() ? static_cast<jint>(vtctx::g_pool->record_size()) : 0;
+}
+
+JNIEXPORT jboolean JNICALL Java_io_vtctx_internal_AgentNatives_isActive(JNIEnv*, jclass) {
+  return Active() ? JNI_TRUE : JNI_FALSE;
+}
+
+// The agent's live counters as JSON (see agent/stats.h).
+JNIEXPORT jstring JNICALL Java_io_vtctx_internal_AgentNatives_statsJson(JNIEnv* jni, jclass) {
+  return jni->NewStringUTF(vtctx::StatsJson().c_str());
+}
+
+}  // extern "C"

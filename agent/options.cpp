@@ -1,0 +1,93 @@
+#include "options.h"
+
+#include <charconv>
+
+#include "threadContextRecord.h"
+
+namespace vtctx {
+namespace {
+
+constexpr const char* kValidKeys = "log, stats, onerror, bind, record_size, fault";
+
+std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// Returns an error message, or empty if the pair was applied.
+std::string Apply(std::string_view key, std::string_view value, Options& o) {
+  auto bad_value = [&](const char* expected) {
+    return "option " + std::string(key) + ": bad value " + Quote(value) + " (expected " + expected +
+           ")";
+  };
+  if (key == "log") {
+    if (value == "off")
+      o.log = LogLevel::kOff;
+    else if (value == "error")
+      o.log = LogLevel::kError;
+    else if (value == "info")
+      o.log = LogLevel::kInfo;
+    else if (value == "debug")
+      o.log = LogLevel::kDebug;
+    else
+      return bad_value("off|error|info|debug");
+  } else if (key == "stats") {
+    if (value.empty()) return bad_value("a file path");
+    o.stats_path = std::string(value);
+  } else if (key == "onerror") {
+    if (value == "continue")
+      o.on_error = OnError::kContinue;
+    else if (value == "abort")
+      o.on_error = OnError::kAbort;
+    else
+      return bad_value("continue|abort");
+  } else if (key == "bind") {
+    if (value == "mount")
+      o.bind = BindAt::kFirstMount;
+    else if (value == "start")
+      o.bind = BindAt::kStart;
+    else
+      return bad_value("mount|start");
+  } else if (key == "record_size") {
+    size_t size = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
+    if (ec != std::errc() || end != value.data() + value.size() || !IsValidRecordSize(size)) {
+      return bad_value("a multiple of 64 from 64 to 640");
+    }
+    o.record_size = size;
+  } else if (key == "fault") {
+    if (value == "none")
+      o.fault = Fault::kNone;
+    else if (value == "stale-carrier")
+      o.fault = Fault::kStaleCarrier;
+    else
+      return bad_value("none|stale-carrier");
+  } else {
+    return "unknown option " + Quote(key) + " (valid keys: " + kValidKeys + ")";
+  }
+  return {};
+}
+
+}  // namespace
+
+const char* ValidOptionKeys() { return kValidKeys; }
+
+OptionsParseResult ParseOptions(const char* text) {
+  OptionsParseResult result;
+  std::string_view rest = text ? std::string_view(text) : std::string_view();
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = (comma == std::string_view::npos) ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;  // tolerate "a=b,,c=d" and a trailing comma
+    const size_t eq = item.find('=');
+    std::string error;
+    if (eq == std::string_view::npos || eq == 0) {
+      error = "malformed option " + Quote(item) +
+              " (expected key=value; valid keys: " + kValidKeys + ")";
+    } else {
+      error = Apply(item.substr(0, eq), item.substr(eq + 1), result.options);
+    }
+    if (result.error.empty()) result.error = std::move(error);  // report the first problem
+  }
+  return result;
+}
+
+}  // namespace vtctx

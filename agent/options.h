@@ -1,0 +1,51 @@
+// Agent options: "key=value,key=value" as given after -agentpath:libvtctx.so= or to the attach API.
+// Parsing is pure (no JVM) and unit-tested; an unknown key or a malformed value is an error that
+// names the culprit and lists the valid keys.
+#ifndef VTCTX_AGENT_OPTIONS_H_
+#define VTCTX_AGENT_OPTIONS_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "log.h"
+
+namespace vtctx {
+
+enum class OnError { kContinue, kAbort };
+
+// When a virtual thread's record is created: at its first Mount (the VirtualThreadStart event is
+// then not enabled at all, which saves its delivery cost) or at VirtualThreadStart.
+enum class BindAt { kFirstMount, kStart };
+
+// Test-only faults that make the agent deliberately wrong, to prove the harness can fail.
+enum class Fault {
+  kNone,
+  kStaleCarrier,  // publish only at a thread's first mount, never repoint at unmount
+};
+
+struct Options {
+  LogLevel log = LogLevel::kInfo;
+  std::string stats_path;  // empty: no stats file
+  OnError on_error = OnError::kContinue;
+  BindAt bind = BindAt::kFirstMount;
+  size_t record_size = 64;  // bytes
+  Fault fault = Fault::kNone;
+};
+
+struct OptionsParseResult {
+  Options options;
+  std::string error;  // empty on success; otherwise one line naming the bad key or value
+  bool ok() const { return error.empty(); }
+};
+
+// Parses `text` (may be null or empty: all defaults). On error, `options` still holds every
+// setting that parsed, so an explicit onerror=abort is honoured even next to a bad key.
+OptionsParseResult ParseOptions(const char* text);
+
+// "log, stats, onerror, bind, record_size, fault"
+const char* ValidOptionKeys();
+
+}  // namespace vtctx
+
+#endif  // VTCTX_AGENT_OPTIONS_H_

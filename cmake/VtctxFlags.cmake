@@ -1,0 +1,25 @@
+# Compiler settings shared by every native target of ours.
+
+# TLS dialect that produces TLSDESC accesses (OTEP 4947's recommended model).
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  set(VTCTX_TLS_DIALECT_FLAG "-mtls-dialect=gnu2")
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+  set(VTCTX_TLS_DIALECT_FLAG "-mtls-dialect=desc")
+else()
+  message(FATAL_ERROR "vtctx: unsupported architecture ${CMAKE_SYSTEM_PROCESSOR} (x86-64 or aarch64)")
+endif()
+
+set(VTCTX_WARNING_FLAGS -Wall -Wextra -Werror)
+set(VTCTX_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+
+# Code that ends up inside the JVM: no exceptions or RTTI, hidden by default, TLSDESC TLS.
+function(vtctx_in_jvm_code target)
+  target_compile_options(${target} PRIVATE ${VTCTX_WARNING_FLAGS}
+    -fno-exceptions -fno-rtti -fvisibility=hidden -fvisibility-inlines-hidden
+    -ftls-model=global-dynamic ${VTCTX_TLS_DIALECT_FLAG})
+endfunction()
+
+function(vtctx_sanitize target)
+  target_compile_options(${target} PRIVATE ${VTCTX_SANITIZER_FLAGS})
+  target_link_options(${target} PRIVATE ${VTCTX_SANITIZER_FLAGS})
+endfunction()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything vtctx needs to build, test, benchmark and demo. Idempotent: only what is
+# missing is installed, so a second run does nothing. Needs root (or sudo) for apt-get.
+set -euo pipefail
+
+APT_PACKAGES=(
+  # build
+  cmake ninja-build g++ pkg-config clang llvm clang-format
+  # agent and reader
+  libelf-dev zlib1g-dev libbpf-dev bpftool libabsl-dev
+  # tests and benchmarks
+  libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
+  maven jattach linux-perf
+  # JDK 17: the "too old JDK" tests prove the agent refuses it cleanly
+  openjdk-17-jdk-headless
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# A JDK >= 21 (virtual threads). Debian bookworm has none; machines of this kind carry Temurin.
+source "$(dirname "$0")/lib/jdk.sh"
+if ! jdk=$(vtctx_find_jdk); then
+  echo "install-deps: no JDK >= 21 under ${VTCTX_JDK_SEARCH_DIR:-/usr/lib/jvm} or in JAVA_HOME." >&2
+  echo "install-deps: install one (e.g. Temurin 25) and set JAVA_HOME, then rerun." >&2
+  exit 1
+fi
+echo "install-deps: ok (JDK $jdk)"
