@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Bad input never crashes the JVM: unknown or malformed options and a too-old JDK give exactly one
+# clear "vtctx:" line and the JVM keeps running; with onerror=abort the JVM refuses to start.
+#   env: JAVA AGENT (set by ctest)
+set -uo pipefail
+fails=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# expect <java> <agent options> <want exit: 0|nonzero> <regex the single vtctx line must match>
+expect() {
+  local java=$1 opts=$2 want=$3 regex=$4 rc lines
+  "$java" "-agentpath:$AGENT${opts:+=$opts}" -version >"$work/out" 2>&1
+  rc=$?
+  lines=$(grep -c '^vtctx:' "$work/out")
+  if [[ $want == 0 && $rc -ne 0 ]] || [[ $want == nonzero && $rc -eq 0 ]]; then
+    echo "FAIL [$opts] on $java: exit $rc, wanted $want"; cat "$work/out"; fails=$((fails + 1)); return
+  fi
+  if [[ $lines -ne 1 ]] || ! grep '^vtctx:' "$work/out" | grep -Eq "$regex"; then
+    echo "FAIL [$opts] on $java: wanted one vtctx line matching /$regex/, got $lines:"; cat "$work/out"
+    fails=$((fails + 1)); return
+  fi
+  echo "ok   [$opts] exit=$rc: $(grep '^vtctx:' "$work/out")"
+}
+
+expect "$JAVA" "bogus=1" 0 "unknown option 'bogus' \(valid keys: log, stats, onerror"
+expect "$JAVA" "log" 0 "malformed option 'log' \(expected key=value"
+expect "$JAVA" "log=loud" 0 "option log: bad value 'loud' \(expected off\|error\|info\|debug\)"
+expect "$JAVA" "record_size=100" 0 "option record_size: bad value '100'"
+expect "$JAVA" "stats=" 0 "option stats: bad value ''"
+expect "$JAVA" "bogus=1,onerror=abort" nonzero "unknown option 'bogus'.*aborting \(onerror=abort\)"
+expect "$JAVA" "onerror=sometimes" 0 "option onerror: bad value 'sometimes'"
+expect "$JAVA" "" 0 "active \(startup"
+
+# A JDK without virtual threads (17): refuse cleanly.
+jdk17=""
+for home in /usr/lib/jvm/*; do
+  if [[ -x "$home/bin/java" ]] && grep -q '^JAVA_VERSION="17' "$home/release" 2>/dev/null; then
+    jdk17=$home/bin/java
+    break
+  fi
+done
+if [[ -z "$jdk17" ]]; then
+  echo "FAIL: no JDK 17 found (scripts/install-deps.sh installs openjdk-17-jdk-headless)"
+  fails=$((fails + 1))
+else
+  expect "$jdk17" "" 0 "has no JVMTI 21: virtual threads need JDK 21 or newer; vtctx is inactive"
+  expect "$jdk17" "onerror=abort" nonzero "has no JVMTI 21.*aborting \(onerror=abort\)"
+fi
+
+((fails == 0)) && echo PASS || echo "FAIL: $fails case(s)"
+exit $((fails != 0))

@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include "options.h"
+
+namespace vtctx {
+namespace {
+
+TEST(Options, DefaultsForNullAndEmpty) {
+  for (const char* text : {static_cast<const char*>(nullptr), "", ",", ",,"}) {
+    OptionsParseResult r = ParseOptions(text);
+    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.options.log, LogLevel::kInfo);
+    EXPECT_TRUE(r.options.stats_path.empty());
+    EXPECT_EQ(r.options.on_error, OnError::kContinue);
+    EXPECT_EQ(r.options.bind, BindAt::kFirstMount);
+    EXPECT_EQ(r.options.record_size, 64u);
+    EXPECT_EQ(r.options.fault, Fault::kNone);
+  }
+}
+
+TEST(Options, EveryKey) {
+  OptionsParseResult r = ParseOptions(
+      "log=debug,stats=/tmp/a=b.json,onerror=abort,bind=start,record_size=640,fault=stale-carrier");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.log, LogLevel::kDebug);
+  EXPECT_EQ(r.options.stats_path, "/tmp/a=b.json");  // only the first '=' splits
+  EXPECT_EQ(r.options.on_error, OnError::kAbort);
+  EXPECT_EQ(r.options.bind, BindAt::kStart);
+  EXPECT_EQ(r.options.record_size, 640u);
+  EXPECT_EQ(r.options.fault, Fault::kStaleCarrier);
+  EXPECT_EQ(ParseOptions("log=off").options.log, LogLevel::kOff);
+  EXPECT_EQ(ParseOptions("log=error").options.log, LogLevel::kError);
+  EXPECT_EQ(ParseOptions("bind=mount").options.bind, BindAt::kFirstMount);
+  EXPECT_EQ(ParseOptions("fault=none").options.fault, Fault::kNone);
+}
+
+TEST(Options, UnknownKeyNamesItAndListsValidKeys) {
+  OptionsParseResult r = ParseOptions("log=info,colour=blue");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("unknown option 'colour'"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find(ValidOptionKeys()), std::string::npos) << r.error;
+  EXPECT_EQ(r.options.log, LogLevel::kInfo);
+}
+
+TEST(Options, MalformedItems) {
+  for (const char* text : {"log", "=info", "stats", "log=info,onerror"}) {
+    OptionsParseResult r = ParseOptions(text);
+    EXPECT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.error.find("malformed option"), std::string::npos) << r.error;
+  }
+}
+
+TEST(Options, BadValues) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"log=verbose", "option log: bad value 'verbose'"},
+      {"log=", "option log: bad value ''"},
+      {"stats=", "option stats: bad value ''"},
+      {"onerror=ignore", "option onerror: bad value 'ignore'"},
+      {"bind=later", "option bind: bad value 'later'"},
+      {"record_size=63", "option record_size: bad value '63'"},
+      {"record_size=704", "option record_size: bad value '704'"},
+      {"record_size=64k", "option record_size: bad value '64k'"},
+      {"record_size=-64", "option record_size: bad value '-64'"},
+      {"record_size=99999999999999999999999", "option record_size: bad value"},
+      {"fault=stale", "option fault: bad value 'stale'"},
+  };
+  for (const Case& c : cases) {
+    OptionsParseResult r = ParseOptions(c.text);
+    EXPECT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.error.find(c.expect), std::string::npos) << c.text << " -> " << r.error;
+  }
+}
+
+// onerror=abort must take effect even when another item is bad, wherever it appears.
+TEST(Options, OnErrorHonouredNextToBadItems) {
+  EXPECT_EQ(ParseOptions("bogus=1,onerror=abort").options.on_error, OnError::kAbort);
+  EXPECT_EQ(ParseOptions("onerror=abort,log=loud").options.on_error, OnError::kAbort);
+  OptionsParseResult r = ParseOptions("a=1,b=2");
+  EXPECT_NE(r.error.find("'a'"), std::string::npos);  // the first problem is the one reported
+}
+
+}  // namespace
+}  // namespace vtctx
