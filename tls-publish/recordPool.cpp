@@ -3,13 +3,15 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace vtctx {
 
 RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
     : record_size_(IsValidRecordSize(record_size) ? record_size : kRecordDefaultSize),
-      records_per_slab_(kSlabBytes / record_size_) {
+      records_per_slab_(kSlabBytes / record_size_),
+      record_shift_(std::has_single_bit(record_size_) ? std::countr_zero(record_size_) : 0) {
   // Whole slabs only; at most 2^32 - 1 records so that a 1-based index fits 32 bits.
   const size_t max_bytes = ((size_t{UINT32_MAX} - 1) * record_size_) / kSlabBytes * kSlabBytes;
   size_t want = std::min(std::max(reserve_bytes, kSlabBytes) / kSlabBytes * kSlabBytes, max_bytes);

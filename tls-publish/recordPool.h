@@ -98,14 +98,18 @@ class RecordPool {
   void Spill(RecordCache& cache, uint32_t n);
   bool EnsureCommitted(uint64_t end_record);
 
-  // Slot k (0-based) lives in slab k / per_slab; index = k + 1 (0 means "none").
+  // Slot k (0-based) lives in slab k / per_slab; index = k + 1 (0 means "none"). Power-of-two
+  // sizes fill slabs exactly, so the arithmetic reduces to shifts (no divisions on spill/refill).
   ThreadContextRecord* At(uint32_t index) const {
     const uint64_t k = index - 1;
+    if (record_shift_ != 0)
+      return reinterpret_cast<ThreadContextRecord*>(base_ + (k << record_shift_));
     return reinterpret_cast<ThreadContextRecord*>(base_ + (k / records_per_slab_) * kSlabBytes +
                                                   (k % records_per_slab_) * record_size_);
   }
   uint32_t IndexOf(const ThreadContextRecord* r) const {
     const uint64_t off = static_cast<uint64_t>(reinterpret_cast<const char*>(r) - base_);
+    if (record_shift_ != 0) return static_cast<uint32_t>((off >> record_shift_) + 1);
     return static_cast<uint32_t>((off / kSlabBytes) * records_per_slab_ +
                                  (off % kSlabBytes) / record_size_ + 1);
   }
@@ -122,6 +126,7 @@ class RecordPool {
 
   size_t record_size_;
   size_t records_per_slab_;
+  unsigned record_shift_;  // log2(record_size_) if it is a power of two, else 0
   char* base_ = nullptr;
   size_t reserved_bytes_ = 0;
   uint64_t reserved_records_ = 0;

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End-to-end cost of the agent on one carrier, side by side in one run:
+#   no agent | empty-callback agents (the JVM's delivery cost) | vtctx
+# Workloads: 1M Thread.yield() and start+join of 100k virtual threads. Each configuration runs in
+# fresh JVMs, interleaved round by round (shuffled order), and reports the median over rounds of
+# each JVM's median iteration.
+#
+#   agentOverhead.sh --java J --classes DIR --agent libvtctx.so --empty-agent libvtctx_empty_agent.so
+#                    [--rounds 7] [--out results.md] [--smoke]
+set -euo pipefail
+rounds=7
+out=""
+smoke=0
+while (($#)); do
+  case $1 in
+    --java) java=$2; shift 2 ;;
+    --classes) classes=$2; shift 2 ;;
+    --agent) agent=$2; shift 2 ;;
+    --empty-agent) empty=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --smoke) smoke=1; shift ;;
+    *) echo "agentOverhead.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+: "${java:?--java required}" "${classes:?--classes required}" "${agent:?--agent required}" "${empty:?--empty-agent required}"
+
+yield_ops=1000000 churn_ops=100000 warmup=3 measured=5
+if ((smoke)); then rounds=1 yield_ops=20000 churn_ops=2000 warmup=1 measured=2; fi
+
+declare -A flags=(
+  [none]=""
+  [empty_capability]="-agentpath:$empty=events=none"
+  [empty_same_events]="-agentpath:$empty=events=mount+end+thread"
+  [empty_all_events]="-agentpath:$empty=events=mount+end+start+thread"
+  [vtctx]="-agentpath:$agent=log=error"
+  [vtctx_bind_start]="-agentpath:$agent=log=error,bind=start"
+)
+configs=(none empty_capability empty_same_events empty_all_events vtctx vtctx_bind_start)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for ((r = 1; r <= rounds; r++)); do
+  for workload in yield churn; do
+    ops=$yield_ops
+    [[ $workload == churn ]] && ops=$churn_ops
+    for c in $(printf '%s\n' "${configs[@]}" | shuf); do
+      # shellcheck disable=SC2086
+      line=$("$java" ${flags[$c]} -Xms256m -Xmx256m -XX:+UseParallelGC \
+        -Djdk.virtualThreadScheduler.parallelism=1 -Djdk.virtualThreadScheduler.maxPoolSize=1 \
+        -cp "$classes" io.vtctx.bench.Transitions "$workload" "$ops" "$warmup" "$measured" | grep '^result')
+      median=$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+      [[ -n "$median" ]] || { echo "agentOverhead.sh: $c/$workload produced no result" >&2; exit 1; }
+      echo "$workload $c $median" >>"$tmp/samples"
+      ((smoke)) || echo "round $r $workload $c ${median} ms" >&2
+    done
+  done
+done
+
+python3 - "$tmp/samples" "$yield_ops" "$churn_ops" "$rounds" "$out" <<'PY'
+import statistics, sys
+samples, yield_ops, churn_ops, rounds, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+data = {}
+for line in open(samples):
+    w, c, ms = line.split()
+    data.setdefault((w, c), []).append(float(ms))
+configs = ["none", "empty_capability", "empty_same_events", "empty_all_events", "vtctx", "vtctx_bind_start"]
+rows = ["| workload | configuration | median ms | per op ns | vs none | vs empty_same_events | vs empty_all_events |",
+        "|---|---|---|---|---|---|---|"]
+for w, ops in (("yield", yield_ops), ("churn", churn_ops)):
+    med = {c: statistics.median(data[(w, c)]) for c in configs}
+    for c in configs:
+        m = med[c]
+        rows.append(f"| {w} ({ops:,}) | {c} | {m:.1f} | {m * 1e6 / ops:.0f} | {m / med['none']:.2f}x | "
+                    f"{(m / med['empty_same_events'] - 1) * 100:+.1f}% | {(m / med['empty_all_events'] - 1) * 100:+.1f}% |")
+table = "\n".join(rows)
+print(f"rounds={rounds} (median over rounds of each JVM's median iteration; one carrier)")
+print(table)
+if out:
+    with open(out, "w") as f:
+        f.write(table + "\n")
+PY

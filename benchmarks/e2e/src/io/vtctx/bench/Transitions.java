@@ -1,0 +1,55 @@
+package io.vtctx.bench;
+
+import java.util.Arrays;
+
+/**
+ * End-to-end virtual-thread workloads for agent overhead, meant to run on ONE carrier
+ * (-Djdk.virtualThreadScheduler.parallelism=1) for stable numbers.
+ *
+ * <p>Usage: Transitions yield|churn <ops> <warmup iterations> <measured iterations>
+ *
+ * <ul>
+ *   <li>yield: one virtual thread calls Thread.yield() ops times (one unmount + mount each).
+ *   <li>churn: start ops virtual threads with an empty body, then join them all.
+ * </ul>
+ *
+ * Prints one line: {@code result workload=... ops=... median_ms=... iterations_ms=[...]}.
+ */
+public final class Transitions {
+  public static void main(String[] args) throws Exception {
+    String workload = args[0];
+    int ops = Integer.parseInt(args[1]);
+    int warmup = Integer.parseInt(args[2]);
+    int measured = Integer.parseInt(args[3]);
+    double[] ms = new double[measured];
+    for (int i = 0; i < warmup + measured; i++) {
+      long t0 = System.nanoTime();
+      switch (workload) {
+        case "yield" -> yieldMany(ops);
+        case "churn" -> churn(ops);
+        default -> throw new IllegalArgumentException("unknown workload " + workload);
+      }
+      long t1 = System.nanoTime();
+      if (i >= warmup) ms[i - warmup] = (t1 - t0) / 1e6;
+    }
+    double[] sorted = ms.clone();
+    Arrays.sort(sorted);
+    double median = sorted[measured / 2];
+    System.out.printf("result workload=%s ops=%d median_ms=%.3f iterations_ms=%s%n", workload, ops,
+        median, Arrays.toString(ms));
+  }
+
+  static void yieldMany(int ops) throws InterruptedException {
+    Thread t = Thread.ofVirtual().start(() -> {
+      for (int i = 0; i < ops; i++) Thread.yield();
+    });
+    t.join();
+  }
+
+  static void churn(int ops) throws InterruptedException {
+    Thread[] threads = new Thread[ops];
+    Runnable empty = () -> {};
+    for (int i = 0; i < ops; i++) threads[i] = Thread.ofVirtual().start(empty);
+    for (Thread t : threads) t.join();
+  }
+}
