@@ -22,7 +22,7 @@ void JNICALL OnMount(jvmtiEnv* jvmti, JNIEnv*, jthread) {
     g_stateless_events.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  OnMountBody<kFault>(JvmtiBinding{jvmti}, state, *g_pool, Agent().options.bind == BindAt::kStart);
+  OnMountBody<kFault>(JvmtiBinding{jvmti}, state, *g_pool, g_bind_at_start);
 }
 
 template <bool kFault>

@@ -75,6 +75,7 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   static RecordPool* pool = new RecordPool(agent.options.record_size);
   if (!pool->ok()) return "cannot reserve address space for records (mmap failed)";
   g_pool = pool;
+  g_bind_at_start = agent.options.bind == BindAt::kStart;
   agent.jvmti = jvmti;
   agent.attached_late = late;
   // Resolve our TLS descriptor now so external readers see its final value from the start.

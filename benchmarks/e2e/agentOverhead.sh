@@ -49,10 +49,11 @@ for ((r = 1; r <= rounds; r++)); do
       line=$("$java" ${flags[$c]} -Xms256m -Xmx256m -XX:+UseParallelGC \
         -Djdk.virtualThreadScheduler.parallelism=1 -Djdk.virtualThreadScheduler.maxPoolSize=1 \
         -cp "$classes" io.vtctx.bench.Transitions "$workload" "$ops" "$warmup" "$measured" | grep '^result')
-      median=$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-      [[ -n "$median" ]] || { echo "agentOverhead.sh: $c/$workload produced no result" >&2; exit 1; }
-      echo "$workload $c $median" >>"$tmp/samples"
-      ((smoke)) || echo "round $r $workload $c ${median} ms" >&2
+      median=$(sed -n 's/.* median_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+      cpu=$(sed -n 's/.* cpu_median_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+      [[ -n "$median" && -n "$cpu" ]] || { echo "agentOverhead.sh: $c/$workload produced no result" >&2; exit 1; }
+      echo "$workload $c $median $cpu" >>"$tmp/samples"
+      ((smoke)) || echo "round $r $workload $c wall ${median} ms cpu ${cpu} ms" >&2
     done
   done
 done
@@ -60,19 +61,22 @@ done
 python3 - "$tmp/samples" "$yield_ops" "$churn_ops" "$rounds" "$out" <<'PY'
 import statistics, sys
 samples, yield_ops, churn_ops, rounds, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-data = {}
+data, cpu = {}, {}
 for line in open(samples):
-    w, c, ms = line.split()
+    w, c, ms, cms = line.split()
     data.setdefault((w, c), []).append(float(ms))
+    cpu.setdefault((w, c), []).append(float(cms))
 configs = ["none", "empty_capability", "empty_same_events", "empty_all_events", "vtctx", "vtctx_bind_start"]
-rows = ["| workload | configuration | median ms | per op ns | vs none | vs empty_same_events | vs empty_all_events |",
-        "|---|---|---|---|---|---|---|"]
+rows = ["| workload | configuration | wall ms | per op ns | vs none | vs empty_same_events | vs empty_all_events | process CPU ms | CPU vs empty_same_events |",
+        "|---|---|---|---|---|---|---|---|---|"]
 for w, ops in (("yield", yield_ops), ("churn", churn_ops)):
     med = {c: statistics.median(data[(w, c)]) for c in configs}
+    cmed = {c: statistics.median(cpu[(w, c)]) for c in configs}
     for c in configs:
         m = med[c]
         rows.append(f"| {w} ({ops:,}) | {c} | {m:.1f} | {m * 1e6 / ops:.0f} | {m / med['none']:.2f}x | "
-                    f"{(m / med['empty_same_events'] - 1) * 100:+.1f}% | {(m / med['empty_all_events'] - 1) * 100:+.1f}% |")
+                    f"{(m / med['empty_same_events'] - 1) * 100:+.1f}% | {(m / med['empty_all_events'] - 1) * 100:+.1f}% | "
+                    f"{cmed[c]:.1f} | {(cmed[c] / cmed['empty_same_events'] - 1) * 100:+.1f}% |")
 table = "\n".join(rows)
 print(f"rounds={rounds} (median over rounds of each JVM's median iteration; one carrier)")
 print(table)

@@ -1,5 +1,7 @@
 package io.vtctx.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 
 /**
@@ -13,7 +15,9 @@ import java.util.Arrays;
  *   <li>churn: start ops virtual threads with an empty body, then join them all.
  * </ul>
  *
- * Prints one line: {@code result workload=... ops=... median_ms=... iterations_ms=[...]}.
+ * Prints one line: {@code result workload=... ops=... median_ms=... cpu_median_ms=...
+ * iterations_ms=[...]}. cpu_median_ms is the process CPU time per iteration: less sensitive than
+ * wall time to other load on a small shared machine.
  */
 public final class Transitions {
   public static void main(String[] args) throws Exception {
@@ -21,8 +25,12 @@ public final class Transitions {
     int ops = Integer.parseInt(args[1]);
     int warmup = Integer.parseInt(args[2]);
     int measured = Integer.parseInt(args[3]);
+    OperatingSystemMXBean os =
+        (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     double[] ms = new double[measured];
+    double[] cpuMs = new double[measured];
     for (int i = 0; i < warmup + measured; i++) {
+      long c0 = os.getProcessCpuTime();
       long t0 = System.nanoTime();
       switch (workload) {
         case "yield" -> yieldMany(ops);
@@ -30,13 +38,20 @@ public final class Transitions {
         default -> throw new IllegalArgumentException("unknown workload " + workload);
       }
       long t1 = System.nanoTime();
-      if (i >= warmup) ms[i - warmup] = (t1 - t0) / 1e6;
+      long c1 = os.getProcessCpuTime();
+      if (i >= warmup) {
+        ms[i - warmup] = (t1 - t0) / 1e6;
+        cpuMs[i - warmup] = (c1 - c0) / 1e6;
+      }
     }
-    double[] sorted = ms.clone();
+    System.out.printf("result workload=%s ops=%d median_ms=%.3f cpu_median_ms=%.3f iterations_ms=%s%n",
+        workload, ops, median(ms), median(cpuMs), Arrays.toString(ms));
+  }
+
+  static double median(double[] values) {
+    double[] sorted = values.clone();
     Arrays.sort(sorted);
-    double median = sorted[measured / 2];
-    System.out.printf("result workload=%s ops=%d median_ms=%.3f iterations_ms=%s%n", workload, ops,
-        median, Arrays.toString(ms));
+    return sorted[sorted.length / 2];
   }
 
   static void yieldMany(int ops) throws InterruptedException {
