@@ -49,6 +49,8 @@ std::string StatsJson() {
   add("pool_slab_bytes", p.slab_bytes);
   add("pool_bytes", p.slabs * p.slab_bytes);
   add("pool_exhausted", p.exhausted);
+  add("pool_resident_bytes", g_pool ? g_pool->ResidentBytes() : 0);
+  add("thread_states_resident_bytes", ThreadStatesResidentBytes());
   add("thread_states", t.thread_states);
   add("stateless_events", StatelessEvents());
   out.resize(out.size() - 2);  // drop the last ",\n"

@@ -90,3 +90,12 @@ CounterTotals SumCounters() {
 }
 
 }  // namespace vtctx
+
+namespace vtctx {
+
+uint64_t ThreadStatesResidentBytes() {
+  if (g_states == nullptr) return 0;
+  return ResidentBytesOf(g_states, g_used.load(std::memory_order_acquire) * sizeof(ThreadState));
+}
+
+}  // namespace vtctx

@@ -74,6 +74,9 @@ struct CounterTotals {
 };
 CounterTotals SumCounters();
 
+// Resident bytes of the thread-state arena (only slots ever handed out can be resident).
+uint64_t ThreadStatesResidentBytes();
+
 }  // namespace vtctx
 
 #endif  // VTCTX_AGENT_THREAD_STATE_H_

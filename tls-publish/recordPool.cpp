@@ -1,10 +1,12 @@
 #include "recordPool.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <vector>
 
 namespace vtctx {
 
@@ -117,6 +119,25 @@ RecordPoolStats RecordPool::Stats() const {
   s.peak_outstanding = std::max(s.outstanding, peak_outstanding_.load(std::memory_order_relaxed));
   s.exhausted = exhausted_.load(std::memory_order_relaxed);
   return s;
+}
+
+}  // namespace vtctx
+
+namespace vtctx {
+
+uint64_t ResidentBytesOf(const void* begin, size_t length) {
+  if (begin == nullptr || length == 0) return 0;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t pages = (length + page - 1) / page;
+  std::vector<unsigned char> resident(pages);
+  if (mincore(const_cast<void*>(begin), pages * page, resident.data()) != 0) return 0;
+  uint64_t n = 0;
+  for (unsigned char r : resident) n += r & 1;
+  return n * page;
+}
+
+uint64_t RecordPool::ResidentBytes() const {
+  return ResidentBytesOf(base_, committed_slabs_.load(std::memory_order_acquire) * kSlabBytes);
 }
 
 }  // namespace vtctx

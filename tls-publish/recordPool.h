@@ -48,6 +48,9 @@ struct RecordPoolStats {
   uint64_t exhausted = 0;  // Take() calls that found no memory
 };
 
+// Bytes of [begin, begin + length) resident in RAM (0 on error). Page-aligned begin required.
+uint64_t ResidentBytesOf(const void* begin, size_t length);
+
 class RecordPool {
  public:
   static constexpr size_t kSlabBytes = size_t{1} << 20;            // 1 MiB
@@ -87,6 +90,9 @@ class RecordPool {
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_bytes_; }
 
   RecordPoolStats Stats() const;
+
+  // Bytes of committed slabs actually resident in RAM (mincore), i.e. what the records cost.
+  uint64_t ResidentBytes() const;
 
  private:
   // Single-writer counter: the owning thread increments, others only read.
