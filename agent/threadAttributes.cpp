@@ -76,8 +76,9 @@ jint RegisterAttributeKey(JNIEnv* jni, jstring key) {
   }
   if (error != KeyError::kNone) {
     if (FirstTime(kKeyErrorBase + static_cast<int>(error))) {
-      LogError("registerAttributeKey('%.*s'): %s", static_cast<int>(converted.bytes), utf8,
-               Describe(error));
+      const size_t shown = Utf8PrefixLength(std::string_view(utf8, converted.bytes), 40);
+      LogError("registerAttributeKey('%.*s%s'): %s", static_cast<int>(shown), utf8,
+               shown < converted.bytes ? "..." : "", Describe(error));
     }
     return -1;
   }

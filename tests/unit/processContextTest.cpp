@@ -364,6 +364,18 @@ TEST(ProcessContextPublisher, KeyRulesAndTheLimitOf255Keys) {
                "255 attribute keys already registered (record key indexes are one byte)");
 }
 
+// The documented guarantee: 255 keys of 60 bytes always fit the reader limits.
+TEST(ProcessContextPublisher, TwoHundredFiftyFiveSixtyByteKeysFit) {
+  ProcessContextPublisher p;
+  ASSERT_EQ(p.Publish(kResource, {}), "");
+  for (int i = 0; i < 255; ++i) {
+    ProcessContextPublisher::KeyResult r =
+        p.RegisterKey(std::string(57, 'k') + std::to_string(100 + i));
+    ASSERT_EQ(r.index, i) << Describe(r.error);
+  }
+  EXPECT_TRUE(DecodeProcessContext(ReadSettled(p.header()).payload).has_value());
+}
+
 TEST(ProcessContextPublisher, KeyMapFullFailsCleanlyWithoutUsingAnIndex) {
   ProcessContextPublisher p;
   ASSERT_EQ(p.Publish(kResource, {}), "");
@@ -461,9 +473,9 @@ TEST(ProcessContextPublisher, ConcurrentAppendsNeverTearWhatAReaderSees) {
       std::shuffle(order.begin(), order.end(), std::mt19937(1234 + w));
       for (size_t n = 0; n < order.size(); ++n) {
         indexes[w][order[n]] = p.RegisterKey(keys[order[n]]).index;
-        // Every 16 registrations, wait (bounded) until the reader has made progress, so reads
+        // Every 4 registrations, wait (bounded) until the reader has made progress, so reads
         // really interleave with appends even on a machine with few CPUs.
-        if (n % 16 == 15) {
+        if (n % 4 == 3) {
           const uint64_t target = reads.load(std::memory_order_acquire) + 2;
           const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
           while (reads.load(std::memory_order_acquire) < target &&
@@ -491,8 +503,9 @@ TEST(ProcessContextPublisher, ConcurrentAppendsNeverTearWhatAReaderSees) {
   std::optional<DecodedContext> last = DecodeProcessContext(accepted.back().payload);
   ASSERT_TRUE(last.has_value());
   EXPECT_EQ(last->Extra("threadlocal.attribute_key_map")->array_values, final_keys);
-  // The reader saw intermediate states, not just the first and the last.
-  EXPECT_GT(accepted.size(), 4u) << "retries=" << retries;
+  // The reader saw intermediate states, not just the first and the last (the pacing above makes
+  // reads interleave with appends; how many distinct states they catch depends on scheduling).
+  EXPECT_GE(accepted.size(), 3u) << "retries=" << retries;
   for (const Snapshot& s : accepted) {
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(s.payload_address), s.payload.size()),
               s.payload);
