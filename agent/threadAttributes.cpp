@@ -26,6 +26,7 @@ enum Reason {
   kKeyErrorBase,  // + static_cast<int>(KeyError)
   kReasonCount = kKeyErrorBase + 16,
 };
+static_assert(static_cast<int>(KeyError::kNoMemory) < kReasonCount - kKeyErrorBase);
 std::atomic<bool> g_logged[kReasonCount];
 
 bool FirstTime(int reason) { return !g_logged[reason].exchange(true, std::memory_order_relaxed); }
