@@ -6,6 +6,7 @@
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "stats.h"
+#include "threadAttributes.h"
 
 namespace {
 
@@ -40,6 +41,20 @@ JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, j
 
 JNIEXPORT jboolean JNICALL Java_io_vtctx_internal_AgentNatives_isActive(JNIEnv*, jclass) {
   return Active() ? JNI_TRUE : JNI_FALSE;
+}
+
+// Attribute key index in the process context's key map, or -1 (see agent/threadAttributes.h).
+JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_registerAttributeKey(JNIEnv* jni, jclass,
+                                                                                jstring key) {
+  return vtctx::RegisterAttributeKey(jni, key);
+}
+
+// Sets (or, with a null value, removes) one attribute of the calling thread's record; UTF-8 bytes
+// stored or -1 (see agent/threadAttributes.h).
+JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_setAttribute(JNIEnv* jni, jclass,
+                                                                        jint key_index,
+                                                                        jstring value) {
+  return vtctx::SetThreadAttribute(jni, key_index, value);
 }
 
 // The agent's live counters as JSON (see agent/stats.h).

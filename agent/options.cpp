@@ -2,12 +2,18 @@
 
 #include <charconv>
 
+#include "processContext.h"
 #include "threadContextRecord.h"
 
 namespace vtctx {
 namespace {
 
-constexpr const char* kValidKeys = "log, stats, onerror, bind, record_size, fault";
+constexpr const char* kValidKeys =
+    "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys";
+
+// attribute_keys separator: '|' never occurs in attribute keys and cannot clash with the ','
+// that separates options.
+constexpr char kAttributeKeySeparator = '|';
 
 std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -59,6 +65,30 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
       o.fault = Fault::kStaleCarrier;
     else
       return bad_value("none|stale-carrier");
+  } else if (key == "service_name") {
+    if (value.empty()) return bad_value("a service name");
+    o.service_name = std::string(value);
+  } else if (key == "attribute_keys") {
+    std::vector<std::string> keys;
+    std::string_view rest = value;
+    while (true) {
+      const size_t bar = rest.find(kAttributeKeySeparator);
+      const std::string_view k = rest.substr(0, bar);
+      if (KeyError e = ValidateAttributeKey(k); e != KeyError::kNone) {
+        return "option attribute_keys: key " + Quote(k) + ": " + Describe(e) +
+               " (expected key|key|...)";
+      }
+      bool seen = false;
+      for (const std::string& have : keys) seen = seen || have == k;
+      if (!seen) keys.emplace_back(k);
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
+    if (keys.size() > kMaxAttributeKeys) {
+      return "option attribute_keys: " + std::to_string(keys.size()) + " keys (at most " +
+             std::to_string(kMaxAttributeKeys) + ")";
+    }
+    o.attribute_keys = std::move(keys);
   } else {
     return "unknown option " + Quote(key) + " (valid keys: " + kValidKeys + ")";
   }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "log.h"
 
@@ -31,6 +32,11 @@ struct Options {
   BindAt bind = BindAt::kFirstMount;
   size_t record_size = 64;  // bytes
   Fault fault = Fault::kNone;
+  // OTEP 4719 process context (docs/process-context.md).
+  // service_name=<name>: wins over -Dotel.service.name and OTEL_SERVICE_NAME; empty = unset.
+  std::string service_name;
+  // attribute_keys=<k1>|<k2>|...: keys registered at load, in this order (indexes 0, 1, ...).
+  std::vector<std::string> attribute_keys;
 };
 
 struct OptionsParseResult {
@@ -43,7 +49,7 @@ struct OptionsParseResult {
 // setting that parsed, so an explicit onerror=abort is honoured even next to a bad key.
 OptionsParseResult ParseOptions(const char* text);
 
-// "log, stats, onerror, bind, record_size, fault"
+// "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys"
 const char* ValidOptionKeys();
 
 }  // namespace vtctx

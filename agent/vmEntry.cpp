@@ -12,6 +12,7 @@
 #include "extensionEvents.h"
 #include "log.h"
 #include "otelThreadContext.h"
+#include "processContextInit.h"
 #include "stats.h"
 #include "threadState.h"
 
@@ -80,6 +81,10 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   agent.attached_late = late;
   // Resolve our TLS descriptor now so external readers see its final value from the start.
   TouchThreadContextSlot();
+  // OTEP 4719: tells readers our records' schema and attribute names. Thread context works without
+  // it (trace and span ids are readable), so a failure is reported but does not stop the agent.
+  ProcessContextOutcome context = PublishProcessContextOnce(jvmti, agent.options);
+  if (!context.error.empty()) LogError("process context not published: %s", context.error.c_str());
   // Handlers and natives may run as soon as events are on: mark active first.
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
   if (std::string error = EnableEvents(jvmti, indexes, agent.options, late); !error.empty()) {
@@ -87,9 +92,10 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
     // Whatever was enabled keeps working correctly on its own (End/Unmount before Mount).
     return error;
   }
-  LogInfo("active (%s, Java %s, %zu-byte records, bind=%s%s)", late ? "attached" : "startup",
+  LogInfo("active (%s, Java %s, %zu-byte records, bind=%s, %s%s)", late ? "attached" : "startup",
           JavaVersion(jvmti).c_str(), pool->record_size(),
           agent.options.bind == BindAt::kStart ? "start" : "mount",
+          context.error.empty() ? context.summary.c_str() : "no process context",
           agent.options.fault == Fault::kStaleCarrier ? ", TEST FAULT stale-carrier" : "");
   return {};
 }

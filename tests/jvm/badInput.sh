@@ -30,6 +30,8 @@ expect "$JAVA" "record_size=100" 0 "option record_size: bad value '100'"
 expect "$JAVA" "stats=" 0 "option stats: bad value ''"
 expect "$JAVA" "bogus=1,onerror=abort" nonzero "unknown option 'bogus'.*aborting \(onerror=abort\)"
 expect "$JAVA" "onerror=sometimes" 0 "option onerror: bad value 'sometimes'"
+expect "$JAVA" "service_name=" 0 "option service_name: bad value ''"
+expect "$JAVA" "attribute_keys=a||b" 0 "option attribute_keys: key '': empty attribute key"
 expect "$JAVA" "" 0 "active \(startup"
 
 # A JDK without virtual threads (17): refuse cleanly.

@@ -15,6 +15,8 @@ TEST(Options, DefaultsForNullAndEmpty) {
     EXPECT_EQ(r.options.bind, BindAt::kFirstMount);
     EXPECT_EQ(r.options.record_size, 64u);
     EXPECT_EQ(r.options.fault, Fault::kNone);
+    EXPECT_TRUE(r.options.service_name.empty());
+    EXPECT_TRUE(r.options.attribute_keys.empty());
   }
 }
 
@@ -71,6 +73,43 @@ TEST(Options, BadValues) {
     OptionsParseResult r = ParseOptions(c.text);
     EXPECT_FALSE(r.ok()) << c.text;
     EXPECT_NE(r.error.find(c.expect), std::string::npos) << c.text << " -> " << r.error;
+  }
+}
+
+TEST(Options, ProcessContextKeys) {
+  OptionsParseResult r =
+      ParseOptions("service_name=checkout-service,attribute_keys=http.route|user.id|http.route");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.options.service_name, "checkout-service");
+  // '|' separates keys (',' separates options); duplicates collapse, order is kept.
+  EXPECT_EQ(r.options.attribute_keys, (std::vector<std::string>{"http.route", "user.id"}));
+  EXPECT_EQ(ParseOptions("attribute_keys=only").options.attribute_keys,
+            (std::vector<std::string>{"only"}));
+  EXPECT_EQ(ParseOptions("service_name=a=b").options.service_name, "a=b");
+  EXPECT_NE(std::string(ValidOptionKeys()).find("service_name, attribute_keys"), std::string::npos);
+
+  std::string many;
+  for (int i = 0; i < 255; ++i) many += (i ? "|k" : "k") + std::to_string(i);
+  EXPECT_EQ(ParseOptions(("attribute_keys=" + many).c_str()).options.attribute_keys.size(), 255u);
+  OptionsParseResult over = ParseOptions(("attribute_keys=" + many + "|k255").c_str());
+  EXPECT_NE(over.error.find("option attribute_keys: 256 keys (at most 255)"), std::string::npos)
+      << over.error;
+
+  struct Case {
+    std::string text;
+    const char* expect;
+  } cases[] = {
+      {"service_name=", "option service_name: bad value ''"},
+      {"attribute_keys=", "option attribute_keys: key '': empty attribute key"},
+      {"attribute_keys=a||b", "option attribute_keys: key '': empty attribute key"},
+      {"attribute_keys=a|", "option attribute_keys: key '': empty attribute key"},
+      {"attribute_keys=" + std::string(256, 'k'), "longer than 255 bytes"},
+      {"attribute_keys=ok|bad\xff", "not valid UTF-8"},
+  };
+  for (const Case& c : cases) {
+    OptionsParseResult e = ParseOptions(c.text.c_str());
+    EXPECT_FALSE(e.ok()) << c.text;
+    EXPECT_NE(e.error.find(c.expect), std::string::npos) << c.text << " -> " << e.error;
   }
 }
 

@@ -10,8 +10,12 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class ShutdownWhileMounted {
   public static void main(String[] args) throws Exception {
-    int spinners = Runtime.getRuntime().availableProcessors() * 4;
-    CountDownLatch running = new CountDownLatch(spinners);
+    int carriers = Runtime.getRuntime().availableProcessors();  // default scheduler parallelism
+    int spinners = carriers * 4;
+    // Wait for one running spinner per carrier, not for all of them: a spinning virtual thread
+    // that yields may be rescheduled ahead of spinners not yet started, so on few CPUs the later
+    // ones may never mount (this waited forever on a 2-CPU machine).
+    CountDownLatch running = new CountDownLatch(carriers);
     for (int i = 0; i < spinners; i++) {
       Thread.ofVirtual().start(() -> {
         AgentNatives.currentRecord();

@@ -28,6 +28,30 @@ public final class AgentNatives {
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
 
+  /**
+   * Registers an attribute key in the process context's {@code threadlocal.attribute_key_map}
+   * (OTEP 4719), which is how readers name record attributes. Idempotent and safe from any thread:
+   * a key keeps the index it first got. Cache the result: this takes a lock and may republish the
+   * process context.
+   *
+   * @return the key's index (0..254), or -1 if it cannot be registered (agent inactive, null,
+   *     empty or invalid key, more than 255 UTF-8 bytes, or 255 keys already registered); the
+   *     agent logs the reason once
+   */
+  public static native int registerAttributeKey(String key);
+
+  /**
+   * Sets attribute {@code keyIndex} of the calling thread's record to {@code value}, replacing its
+   * previous value; {@code null} removes it. The value is stored as UTF-8, cut at a character
+   * boundary to the room left in the record (and to 255 bytes). Does not change whether the record
+   * is valid: attributes become visible to readers with the thread's trace context.
+   *
+   * @return the UTF-8 bytes stored (fewer than the value's UTF-8 length when truncated; 0 for a
+   *     removal), or -1 if nothing was stored (agent inactive, index not registered, no record, or
+   *     no room left; a previous value of the key is removed even then)
+   */
+  public static native int setAttribute(int keyIndex, String value);
+
   /** The agent's live counters as a JSON object. */
   public static native String statsJson();
 }

@@ -1,0 +1,32 @@
+// Publishes the agent's OTEP 4719 process context at load (startup or attach), once per process.
+// See docs/process-context.md.
+#ifndef VTCTX_AGENT_PROCESS_CONTEXT_INIT_H_
+#define VTCTX_AGENT_PROCESS_CONTEXT_INIT_H_
+
+#include <jvmti.h>
+
+#include <string>
+
+#include "options.h"
+#include "processContext.h"
+
+namespace vtctx {
+
+struct ProcessContextOutcome {
+  std::string error;    // empty on success; else one line: why nothing was published
+  std::string summary;  // on success, a few words for the agent's "active" line
+};
+
+// Resolves the resource attributes (resourceAttributes.h) from `options`, the JVM's system
+// properties (read through `jvmti`; at Agent_OnLoad those from the command line are set) and the
+// environment, then publishes them with options.attribute_keys pre-registered. Idempotent: once a
+// context is published, later calls only return its summary. Logs (error level) configured
+// resource attributes that had to be discarded. Not thread-safe against itself (load paths only).
+ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options);
+
+// The published context, or null if none was published. Never freed.
+ProcessContextPublisher* PublishedProcessContext();
+
+}  // namespace vtctx
+
+#endif  // VTCTX_AGENT_PROCESS_CONTEXT_INIT_H_
