@@ -19,14 +19,33 @@
 namespace vtctx::reader {
 namespace {
 
+// Pid of the tracer already attached to `tid`, 0 if none.
+pid_t TracerOf(pid_t tid) {
+  std::ifstream in(absl::StrCat("/proc/", tid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    int tracer = 0;
+    if (line.rfind("TracerPid:", 0) == 0 && absl::SimpleAtoi(line.substr(10), &tracer)) return tracer;
+  }
+  return 0;
+}
+
 // A thread held in a ptrace-stop for the lifetime of this object. Detaching re-delivers a
 // signal that arrived while we held the thread, so the target never loses one.
 class StoppedThread {
  public:
   static absl::StatusOr<std::optional<StoppedThread>> Stop(pid_t tid) {
     if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
-      if (errno == ESRCH) return std::optional<StoppedThread>();  // exited meanwhile
-      return ErrnoStatus(errno, absl::StrCat("ptrace(SEIZE) of thread ", tid));
+      const int err = errno;
+      if (err == ESRCH) return std::optional<StoppedThread>();  // exited meanwhile
+      if (err == EPERM) {
+        if (const pid_t tracer = TracerOf(tid); tracer != 0) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "thread ", tid, " is already traced by pid ", tracer,
+              " (a debugger or strace?); detach it and retry"));
+        }
+      }
+      return ErrnoStatus(err, absl::StrCat("ptrace(SEIZE) of thread ", tid));
     }
     if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) {
       const int err = errno;
@@ -136,7 +155,12 @@ absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(pid_t pid,
   std::vector<ThreadSnapshot> out;
   for (pid_t tid : tids) {
     absl::StatusOr<std::optional<StoppedThread>> stopped = StoppedThread::Stop(tid);
-    if (!stopped.ok()) return ProcessAccessError(pid, stopped.status());
+    if (!stopped.ok()) {
+      if (absl::IsFailedPrecondition(stopped.status())) {  // already traced: not a privilege issue
+        return absl::PermissionDeniedError(stopped.status().message());
+      }
+      return ProcessAccessError(pid, stopped.status());
+    }
     if (!stopped->has_value()) continue;  // the thread exited
 
     ThreadSnapshot snap;

@@ -72,7 +72,8 @@ absl::StatusOr<AccessPlan> PlanAccess(const ElfTlsExport& elf, bool is_main_exec
   }
   return absl::UnimplementedError(
       "unsupported access model: no dynamic relocation names " VTCTX_TLS_SYMBOL
-      " (linked -Bsymbolic, hidden/protected access or local-dynamic?)");
+      " (accessed through a local alias or local-dynamic? OTEP 4947 readers need accesses that "
+      "name the symbol)");
 }
 
 }  // namespace vtctx::reader
