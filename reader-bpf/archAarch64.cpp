@@ -27,7 +27,7 @@ int64_t ExecutableTpOffset(const TlsSegment& tls, uint64_t symbol_value) {
   const uint64_t firstbyte = (-(tls.vaddr & (align - 1))) & (align - 1);
   uint64_t off = AlignUp(kTcbSize, align);
   if (off - kTcbSize < firstbyte) off += align;
-  return static_cast<int64_t>(off - firstbyte + symbol_value);
+  return static_cast<int64_t>(off - firstbyte + symbol_value);  // bounded by PlanAccess
 }
 
 bool PlausibleStaticOffset(int64_t offset) {

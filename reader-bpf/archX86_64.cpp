@@ -21,11 +21,12 @@ uint64_t AlignUp(uint64_t value, uint64_t align) {
 // glibc _dl_determine_tlsoffset for the first module with TLS_TCB_AT_TP, which is what the
 // static linker's local-exec offsets assume: the block ends at the thread pointer, rounded so
 // the block start keeps the segment's alignment phase (firstbyte).
+// Inputs are bounded by PlanAccess (memsz, align, value < 2^31), so nothing overflows.
 int64_t ExecutableTpOffset(const TlsSegment& tls, uint64_t symbol_value) {
   const uint64_t align = tls.align == 0 ? 1 : tls.align;
   const uint64_t firstbyte = (-(tls.vaddr & (align - 1))) & (align - 1);
   const uint64_t block_offset = AlignUp(tls.memsz - firstbyte, align) + firstbyte;
-  return static_cast<int64_t>(symbol_value) - static_cast<int64_t>(block_offset);
+  return static_cast<int64_t>(symbol_value - block_offset);
 }
 
 bool PlausibleStaticOffset(int64_t offset) { return offset < 0 && offset >= -(int64_t{1} << 31); }

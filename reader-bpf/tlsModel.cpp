@@ -8,6 +8,12 @@
 #include "vtctx/record.h"
 
 namespace vtctx::reader {
+namespace {
+
+constexpr uint64_t kMaxTlsBlock = uint64_t{1} << 30;  // 1 GiB
+constexpr uint64_t kMaxTlsAlign = uint64_t{1} << 20;
+
+}  // namespace
 
 absl::string_view AccessModelName(AccessModel model) {
   switch (model) {
@@ -61,6 +67,12 @@ absl::StatusOr<AccessPlan> PlanAccess(const ElfTlsExport& elf, bool is_main_exec
   if (is_main_executable) {
     if (!elf.tls.has_value()) {
       return absl::UnimplementedError("executable defines a TLS symbol but has no PT_TLS segment");
+    }
+    // Real TLS blocks are small; bounding them keeps the offset arithmetic exact.
+    const uint64_t align = elf.tls->align;
+    if (elf.tls->memsz >= kMaxTlsBlock || align > kMaxTlsAlign || (align & (align - 1)) != 0) {
+      return absl::UnimplementedError(absl::StrCat("implausible PT_TLS (", elf.tls->memsz,
+                                                   " bytes, alignment ", align, ")"));
     }
     if (sym.value >= elf.tls->memsz) {
       return absl::UnimplementedError(absl::StrCat(VTCTX_TLS_SYMBOL " value ", sym.value,

@@ -49,7 +49,7 @@ absl::Status CheckModuleOffset(const ElfTlsExport& elf, uint64_t module_id, uint
   if (module_id >= kMaxModuleId) {
     return absl::UnimplementedError(absl::StrCat("implausible TLS module id ", module_id));
   }
-  if (elf.tls.has_value() && offset + 8 > elf.tls->memsz) {
+  if (elf.tls.has_value() && (offset > elf.tls->memsz || elf.tls->memsz - offset < 8)) {
     return absl::UnimplementedError(absl::StrCat("TLS offset ", offset, " outside the module's ",
                                                  elf.tls->memsz, "-byte block"));
   }
@@ -92,7 +92,8 @@ absl::StatusOr<vtctx_slot_recipe> ResolveRecipe(const ElfTlsExport& elf, const A
       absl::StatusOr<uint64_t> tpoff = memory.ReadU64(word);
       if (!tpoff.ok()) return tpoff.status();
       if (*tpoff == 0) return NotResolvedYet("TPOFF GOT entry is 0");
-      const int64_t offset = static_cast<int64_t>(*tpoff) - plan.addend;
+      // Unsigned arithmetic: the addend comes from the file and may be anything.
+      const auto offset = static_cast<int64_t>(*tpoff - static_cast<uint64_t>(plan.addend));
       if (!arch.plausible_static_offset(offset)) {
         return absl::UnimplementedError(absl::StrCat("implausible initial-exec offset ", offset));
       }
@@ -114,7 +115,7 @@ absl::StatusOr<vtctx_slot_recipe> ResolveRecipe(const ElfTlsExport& elf, const A
       const int64_t arg = static_cast<int64_t>(desc[1]);
       if (arg >= -(int64_t{1} << 31) && arg < (int64_t{1} << 31)) {
         // Static TLS: the resolver returns the argument, an offset from the thread pointer.
-        const int64_t offset = arg - plan.addend;
+        const auto offset = static_cast<int64_t>(desc[1] - static_cast<uint64_t>(plan.addend));
         if (!arch.plausible_static_offset(offset)) {
           return absl::UnimplementedError(
               absl::StrCat("TLS descriptor argument ", arg, " is no static offset"));
