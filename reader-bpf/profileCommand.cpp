@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -49,12 +50,15 @@ constexpr char kHelp[] =
     "                   folded: 'trace_<id>;span_<id>;frames... count' lines for flame graphs\n"
     "                   (user stacks by frame pointers: run the JVM with -XX:+PreserveFramePointer;\n"
     "                   JIT frames are named from /tmp/perf-<pid>.map when present)\n"
-    "  --ringbuf-mb N   ring buffer size in MiB, a power of two (default 4)\n"
+    "  --ringbuf-mb N   ring buffer size in MiB for --format json, a power of two (default 4)\n"
+    "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
+    "                   measure the fixed cost of a run with --bpf-stats\n"
     "  --bpf-stats      enable kernel BPF run-time statistics and report ns per sample\n"
     "  --verbose        libbpf diagnostics\n";
 
 constexpr FlagSpec kFlags[] = {{"pid", true},        {"hz", true},         {"duration", true},
                                {"format", true},     {"ringbuf-mb", true}, {"bpf-stats", false},
+                               {"bpf-floor", false},
                                {"verbose", false}};
 constexpr absl::string_view kFormats[] = {"table", "json", "folded"};
 
@@ -74,74 +78,101 @@ struct FdCloser {
   }
 };
 
-struct Sample {
-  std::string trace_id;  // "" = no context
-  std::string span_id;
-  std::vector<uint64_t> user_stack;    // innermost first
-  std::vector<uint64_t> kernel_stack;  // innermost first
-};
-
-struct Consumer {
-  std::string format;
+// Per-sample output (--format json), straight from the ring buffer.
+struct EventPrinter {
   uint64_t received = 0;
-  std::vector<Sample> samples;  // table and folded aggregate at the end
   std::string line;
 
   static int OnEvent(void* self, void* data, size_t size) {
-    auto* c = static_cast<Consumer*>(self);
-    if (size < sizeof(vtctx_sample_event)) return 0;  // cannot happen: fixed-size events
+    auto* p = static_cast<EventPrinter*>(self);
+    if (size < sizeof(vtctx_sample_event)) return 0;  // cannot happen: BPF reserves whole events
     const auto* e = static_cast<const vtctx_sample_event*>(data);
-    c->received++;
-    const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header,
-                          {e->attrs, std::min<size_t>(e->ctx.attrs_len, sizeof e->attrs)}};
-    if (c->format == "json") {
-      c->line.clear();
-      absl::StrAppend(&c->line, "{\"ts_ns\":", e->ts_ns, ",\"pid\":", e->tgid, ",\"tid\":", e->tid,
-                      ",\"cpu\":", e->cpu, ",");
-      AppendContextJson(c->line, ctx);
-      c->line += "}\n";
-      fwrite(c->line.data(), 1, c->line.size(), stdout);
-      return 0;
-    }
-    Sample s{TraceIdHex(ctx), SpanIdHex(ctx), {}, {}};
-    auto frames = [](const __u64* stack, int32_t bytes) {
-      std::vector<uint64_t> out;
-      const int32_t n = std::min<int32_t>(bytes / 8, VTCTX_MAX_STACK_DEPTH);
-      for (int32_t i = 0; i < n; ++i) out.push_back(stack[i]);
-      return out;
-    };
-    if (c->format == "folded") {
-      s.user_stack = frames(e->user_stack, e->user_stack_bytes);
-      s.kernel_stack = frames(e->kernel_stack, e->kernel_stack_bytes);
-    }
-    c->samples.push_back(std::move(s));
+    const std::span<const uint8_t> attrs{reinterpret_cast<const uint8_t*>(e + 1),
+                                         std::min<size_t>(e->ctx.attrs_len, size - sizeof *e)};
+    const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header, attrs};
+    p->received++;
+    p->line.clear();
+    absl::StrAppend(&p->line, "{\"ts_ns\":", e->ts_ns, ",\"pid\":", e->tgid, ",\"tid\":", e->tid,
+                    ",\"cpu\":", e->cpu, ",");
+    AppendContextJson(p->line, ctx);
+    p->line += "}\n";
+    fwrite(p->line.data(), 1, p->line.size(), stdout);
     return 0;
   }
 };
 
-void PrintTable(const std::vector<Sample>& samples, long hz, pid_t pid, double seconds) {
+// One entry of the in-kernel aggregation, summed over CPUs.
+struct Count {
+  vtctx_profile_key key;
+  uint64_t samples;
+};
+
+std::vector<Count> ReadCounts(int map_fd) {
+  std::vector<Count> out;
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return out;
+  std::vector<uint64_t> values(static_cast<size_t>(cpus));
+  vtctx_profile_key key{};
+  vtctx_profile_key next{};
+  vtctx_profile_key* prev = nullptr;
+  while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+    if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
+      uint64_t sum = 0;
+      for (uint64_t v : values) sum += v;
+      out.push_back({next, sum});
+    }
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
+std::string KeyTrace(const vtctx_profile_key& k) {
+  ContextView ctx;
+  ctx.status = k.status;
+  ctx.header.valid = k.valid;
+  std::memcpy(ctx.header.trace_id, k.trace_id, sizeof k.trace_id);
+  return TraceIdHex(ctx);
+}
+
+std::string KeySpan(const vtctx_profile_key& k) {
+  ContextView ctx;
+  ctx.status = k.status;
+  ctx.header.valid = k.valid;
+  std::memcpy(ctx.header.span_id, k.span_id, sizeof k.span_id);
+  return SpanIdHex(ctx);
+}
+
+uint64_t TotalSamples(const std::vector<Count>& counts) {
+  uint64_t total = 0;
+  for (const Count& c : counts) total += c.samples;
+  return total;
+}
+
+void PrintTable(const std::vector<Count>& counts, long hz, pid_t pid, double seconds) {
   struct TraceRow {
     uint64_t samples = 0;
     std::set<std::string> spans;
   };
   std::map<std::string, TraceRow> rows;
-  for (const Sample& s : samples) {
-    TraceRow& row = rows[s.trace_id];
-    row.samples++;
-    if (!s.span_id.empty()) row.spans.insert(s.span_id);
+  for (const Count& c : counts) {
+    TraceRow& row = rows[KeyTrace(c.key)];
+    row.samples += c.samples;
+    if (std::string span = KeySpan(c.key); !span.empty()) row.spans.insert(span);
   }
   std::vector<std::pair<std::string, TraceRow>> ranked(rows.begin(), rows.end());
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.second.samples > b.second.samples; });
-  const double total = static_cast<double>(samples.size());
-  std::string out = absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s\n", pid, samples.size(),
-                                    hz, seconds);
+  const uint64_t total = TotalSamples(counts);
+  std::string out = absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s\n", pid, total, hz,
+                                    seconds);
   absl::StrAppendFormat(&out, "%-5s %8s %10s %7s %6s  %s\n", "RANK", "SAMPLES", "CPU_MS", "SHARE",
                         "SPANS", "TRACE_ID");
   int rank = 0;
   for (const auto& [trace, row] : ranked) {
     const double cpu_ms = static_cast<double>(row.samples) * 1000.0 / static_cast<double>(hz);
-    const double share = total > 0 ? 100.0 * static_cast<double>(row.samples) / total : 0;
+    const double share =
+        total > 0 ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(total) : 0;
     if (trace.empty()) {
       absl::StrAppendFormat(&out, "%-5s %8d %10.1f %6.1f%% %6s  %s\n", "-", row.samples, cpu_ms,
                             share, "-", "(no context)");
@@ -153,23 +184,40 @@ void PrintTable(const std::vector<Sample>& samples, long hz, pid_t pid, double s
   fwrite(out.data(), 1, out.size(), stdout);
 }
 
-void PrintFolded(const std::vector<Sample>& samples, Symbolizer& symbols) {
+// Frames of stack `id` (innermost first), or a placeholder frame when the stack was lost.
+std::vector<uint64_t> ReadStack(int stacks_fd, int32_t id) {
+  std::vector<uint64_t> ips(VTCTX_MAX_STACK_DEPTH, 0);
+  if (id < 0 || bpf_map_lookup_elem(stacks_fd, &id, ips.data()) != 0) return {};
+  size_t n = 0;
+  while (n < ips.size() && ips[n] != 0) ++n;
+  ips.resize(n);
+  return ips;
+}
+
+void PrintFolded(const std::vector<Count>& counts, int stacks_fd, Symbolizer& symbols) {
   std::map<std::string, uint64_t> folded;
-  for (const Sample& s : samples) {
-    std::string key = s.trace_id.empty() ? std::string("no_context")
-                                         : absl::StrCat("trace_", s.trace_id, ";span_",
-                                                        s.span_id.empty() ? "none" : s.span_id);
+  for (const Count& c : counts) {
+    const std::string trace = KeyTrace(c.key);
+    const std::string span = KeySpan(c.key);
+    std::string line = trace.empty() ? std::string("no_context")
+                                     : absl::StrCat("trace_", trace, ";span_",
+                                                    span.empty() ? "none" : span);
     // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
-    for (size_t i = s.user_stack.size(); i-- > 0;) {
-      absl::StrAppend(&key, ";", symbols.User(s.user_stack[i], /*return_address=*/i != 0));
+    const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
+    const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
+    if (user.empty() && c.key.user_stack_id != -1 && c.key.user_stack_id != -14) {
+      line += ";[stack lost]";
     }
-    for (size_t i = s.kernel_stack.size(); i-- > 0;) {
-      absl::StrAppend(&key, ";", symbols.Kernel(s.kernel_stack[i]));
+    for (size_t i = user.size(); i-- > 0;) {
+      absl::StrAppend(&line, ";", symbols.User(user[i], /*return_address=*/i != 0));
     }
-    folded[key]++;
+    for (size_t i = kernel.size(); i-- > 0;) {
+      absl::StrAppend(&line, ";", symbols.Kernel(kernel[i]));
+    }
+    folded[line] += c.samples;
   }
   std::string out;
-  for (const auto& [stack, count] : folded) absl::StrAppend(&out, stack, " ", count, "\n");
+  for (const auto& [stack, n] : folded) absl::StrAppend(&out, stack, " ", n, "\n");
   fwrite(out.data(), 1, out.size(), stdout);
 }
 
@@ -208,10 +256,17 @@ absl::Status RunProfile(std::span<char* const> args) {
   if (!skel) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
   skel->rodata->target_tgid = static_cast<__u32>(*pid);
   skel->rodata->vtctx_recipe = target->recipe;
-  skel->rodata->collect_stacks = *format == "folded";
-  if (int err = bpf_map__set_max_entries(skel->maps.events, static_cast<__u32>(*ringbuf_mb) << 20);
-      err != 0) {
-    return absl::InternalError(absl::StrCat("sizing the ring buffer: ", strerror(-err)));
+  skel->rodata->floor_only = parsed->Has("bpf-floor");
+  const bool events = *format == "json";
+  skel->rodata->mode = events                ? VTCTX_PROFILE_EVENTS
+                       : *format == "folded" ? VTCTX_PROFILE_STACKS
+                                             : VTCTX_PROFILE_COUNTS;
+  // Unused maps shrink to their minimum (one page of ring buffer, one stack slot).
+  const __u32 ring_bytes = events ? static_cast<__u32>(*ringbuf_mb) << 20 : 4096;
+  const __u32 stack_slots = *format == "folded" ? 16384 : 1;
+  if (bpf_map__set_max_entries(skel->maps.events, ring_bytes) != 0 ||
+      bpf_map__set_max_entries(skel->maps.stacks, stack_slots) != 0) {
+    return absl::InternalError("sizing the BPF maps failed");
   }
   std::unique_ptr<int, FdCloser> stats_fd;
   if (parsed->Has("bpf-stats")) {
@@ -250,10 +305,9 @@ absl::Status RunProfile(std::span<char* const> args) {
   }
   if (links.empty()) return absl::InternalError("no online CPU to sample");
 
-  Consumer consumer;
-  consumer.format = *format;
+  EventPrinter printer;
   std::unique_ptr<ring_buffer, RingBufferDeleter> rb(
-      ring_buffer__new(bpf_map__fd(skel->maps.events), Consumer::OnEvent, &consumer, nullptr));
+      ring_buffer__new(bpf_map__fd(skel->maps.events), EventPrinter::OnEvent, &printer, nullptr));
   if (!rb) return absl::InternalError(absl::StrCat("ring buffer: ", strerror(errno)));
 
   InstallStopHandlers();
@@ -266,7 +320,6 @@ absl::Status RunProfile(std::span<char* const> args) {
   double next_check = start + 1.0;
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
-  std::unique_ptr<Symbolizer> symbols;
   while (!StopRequested()) {
     const int n = ring_buffer__poll(rb.get(), 100 /* ms */);
     if (n < 0 && n != -EINTR) {
@@ -282,7 +335,9 @@ absl::Status RunProfile(std::span<char* const> args) {
       next_check = now + 1.0;
       const uint64_t drops = SumPerCpu(counters_fd, VTCTX_PC_DROPPED);
       if (drops > reported_drops) {
-        fprintf(stderr, "vtctx-reader: warning: %llu samples dropped so far (ring buffer full)\n",
+        fprintf(stderr,
+                "vtctx-reader: warning: %llu samples dropped so far (ring buffer or aggregation "
+                "map full)\n",
                 static_cast<unsigned long long>(drops));
         reported_drops = drops;
       }
@@ -296,19 +351,27 @@ absl::Status RunProfile(std::span<char* const> args) {
   ring_buffer__consume(rb.get());
   const double seconds = NowSeconds() - start;
 
-  if (*format == "folded") {
-    symbols = std::make_unique<Symbolizer>(*pid);  // while the target (normally) still runs
-    PrintFolded(consumer.samples, *symbols);
-  } else if (*format == "table") {
-    PrintTable(consumer.samples, *hz, *pid, seconds);
+  uint64_t delivered = printer.received;
+  if (!events) {
+    const std::vector<Count> counts = ReadCounts(bpf_map__fd(skel->maps.counts));
+    delivered = TotalSamples(counts);
+    if (*format == "folded") {
+      Symbolizer symbols(*pid);  // while the target (normally) still runs
+      PrintFolded(counts, bpf_map__fd(skel->maps.stacks), symbols);
+    } else {
+      PrintTable(counts, *hz, *pid, seconds);
+    }
   }
   fflush(stdout);
 
-  const uint64_t taken = SumPerCpu(counters_fd, VTCTX_PC_SAMPLES);
+  const uint64_t taken = SumPerCpu(counters_fd, VTCTX_PC_SAMPLES);  // includes dropped ones
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_PC_DROPPED);
   std::string summary =
       absl::StrFormat("vtctx-reader: summary: samples=%d matched=%d dropped=%d (%s, %.1f s)",
-                      consumer.received, taken, dropped, stop_reason, seconds);
+                      delivered, taken, dropped, stop_reason, seconds);
+  if (const uint64_t lost = SumPerCpu(counters_fd, VTCTX_PC_STACK_LOST); lost > 0) {
+    absl::StrAppendFormat(&summary, " stacks_lost=%d", lost);
+  }
   const ProgramRunStats stats = ReadProgramRunStats(bpf_program__fd(skel->progs.vtctx_sample));
   if (stats.run_cnt > 0) {
     absl::StrAppendFormat(&summary, " bpf_runs=%d bpf_run_time_ns=%d bpf_ns_per_run=%.1f",

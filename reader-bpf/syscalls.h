@@ -19,10 +19,9 @@ struct vtctx_syscall_event {
 
 /* Per-CPU counters (BPF_MAP_TYPE_PERCPU_ARRAY `counters`). */
 enum vtctx_syscall_counter {
-  VTCTX_SC_MATCHED = 0,   /* entries of the target's selected syscalls */
-  VTCTX_SC_SUBMITTED = 1, /* events put into the ring buffer */
-  VTCTX_SC_DROPPED = 2,   /* events lost because the ring buffer was full */
-  VTCTX_SC_COUNTERS = 3,
+  VTCTX_SC_MATCHED = 0, /* entries of the target's selected syscalls (submitted + dropped) */
+  VTCTX_SC_DROPPED = 1, /* events lost because the ring buffer was full */
+  VTCTX_SC_COUNTERS = 2,
 };
 
 #endif /* VTCTX_READER_SYSCALLS_H_ */

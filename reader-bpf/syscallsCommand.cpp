@@ -46,11 +46,16 @@ constexpr char kHelp[] =
     "                   trace_flags, context, ts_ns\n"
     "  --duration S     stop after S seconds (default: until SIGINT/SIGTERM or target exit)\n"
     "  --ringbuf-mb N   ring buffer size in MiB, a power of two (default 16)\n"
+    "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
+    "                   measure the fixed cost of a run with --bpf-stats\n"
     "  --bpf-stats      enable kernel BPF run-time statistics and report ns per program run\n"
+    "  --raw-tp         attach to the raw tracepoint even when BTF tracepoints work\n"
     "  --verbose        libbpf diagnostics\n";
 
 constexpr FlagSpec kFlags[] = {{"pid", true},        {"syscall", true},   {"format", true},
                                {"duration", true},   {"ringbuf-mb", true}, {"bpf-stats", false},
+                               {"bpf-floor", false},
+                               {"raw-tp", false},
                                {"verbose", false}};
 constexpr absl::string_view kFormats[] = {"text", "json"};
 
@@ -168,6 +173,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   if (!skel) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
   skel->rodata->target_tgid = static_cast<__u32>(*pid);
   skel->rodata->vtctx_recipe = target->recipe;
+  skel->rodata->floor_only = parsed->Has("bpf-floor");
   for (int nr : *syscalls) skel->rodata->syscall_mask[nr / 64] |= 1ull << (nr % 64);
   if (int err = bpf_map__set_max_entries(skel->maps.events, static_cast<__u32>(*ringbuf_mb) << 20);
       err != 0) {
@@ -175,7 +181,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   }
   // Prefer the BTF tracepoint (direct, cheaper argument access); fall back to the raw one when
   // the kernel cannot load tracing programs.
-  const bool use_btf = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, nullptr) == 1;
+  const bool use_btf = !parsed->Has("raw-tp") &&
+                       libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, nullptr) == 1;
   bpf_program__set_autoload(skel->progs.vtctx_sys_enter_btf, use_btf);
   bpf_program__set_autoload(skel->progs.vtctx_sys_enter_raw, !use_btf);
   bpf_program* prog = use_btf ? skel->progs.vtctx_sys_enter_btf : skel->progs.vtctx_sys_enter_raw;
@@ -203,6 +210,9 @@ absl::Status RunSyscalls(std::span<char* const> args) {
 
   InstallStopHandlers();
   setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
+  if (parsed->Has("verbose")) {
+    fprintf(stderr, "vtctx-reader: attached to sys_enter as %s\n", use_btf ? "tp_btf" : "raw_tp");
+  }
   fprintf(stderr, "vtctx-reader: attached\n");
   fflush(stderr);
 
@@ -244,8 +254,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   ring_buffer__consume(rb.get());
   fflush(stdout);
   const uint64_t matched = SumPerCpu(counters_fd, VTCTX_SC_MATCHED);
-  const uint64_t submitted = SumPerCpu(counters_fd, VTCTX_SC_SUBMITTED);
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_SC_DROPPED);
+  const uint64_t submitted = matched - dropped;
   std::string summary = absl::StrFormat(
       "vtctx-reader: summary: events=%d matched=%d dropped=%d (%s, %.1f s)", consumer.received,
       matched, dropped, stop_reason, NowSeconds() - start);

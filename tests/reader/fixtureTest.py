@@ -12,8 +12,10 @@
    marker writes: every marker write appears exactly once, from the right tid, with the context
    of that round; nothing dropped.
 3. resolve again (text and json) after the changes.
-4. --profile: profile --format json and folded while the threads burn CPU: every sample of a
-   thread carries that thread's context; folded stacks name ctxfix_spin under trace_/span_ frames.
+4. --profile: profile while the threads burn CPU: json: every sample of a thread carries that
+   thread's context; table: ranks exactly the spinning threads' traces; folded: stacks naming
+   ctxfix_spin sit under the right trace_/span_ frames.
+5. --raw-tp: step 2 again on the raw tracepoint (the fallback for kernels without tp_btf).
 """
 import argparse
 import os
@@ -110,13 +112,13 @@ def check_resolve(args, fixture):
           f"{len(fixture.states)} threads")
 
 
-def check_syscalls(args, fixture):
+def check_syscalls(args, fixture, first_round, extra=()):
     reader = StreamingReader(args.reader, ["syscalls", "--pid", str(fixture.pid), "--syscall",
-                                           "write", "--format", "json"])
+                                           "write", "--format", "json", *extra])
     try:
         reader.wait_attached()
         expected = {}  # (tid, marker) -> state
-        for r in range(1, ROUNDS + 1):
+        for r in range(first_round, first_round + ROUNDS):
             fixture.command(f"round {r}", "round_done")
             for tid, state in fixture.states.items():
                 check(state["round"] == r, f"thread {tid} did not report round {r}")
@@ -142,7 +144,8 @@ def check_syscalls(args, fixture):
         check_context(seen[key], state, f"syscalls, tid {key[0]} round {state['round']}")
     summary = reader.summary()
     check(summary.get("dropped") == "0", f"events dropped: {summary}")
-    print(f"syscalls ok: {len(expected)} marker writes attributed, {len(events)} events")
+    print(f"syscalls {' '.join(extra)} ok: {len(expected)} marker writes attributed, "
+          f"{len(events)} events")
 
 
 def check_profile(args, fixture):
@@ -165,6 +168,26 @@ def check_profile(args, fixture):
         if state["trace_id"]:
             check(per_tid.get(tid), f"no sample of spinning thread {tid} (k={state['k']})")
     print(f"profile json ok: {len(samples)} samples, threads {sorted(per_tid)}")
+
+    reader = StreamingReader(args.reader, ["profile", "--pid", str(fixture.pid), "--hz", "499"])
+    try:
+        reader.wait_attached()
+        fixture.command("spin 200", "spin_done")
+        out = reader.stop()
+    finally:
+        reader.kill()
+    known = {s["trace_id"] for s in states.values() if s["trace_id"]}
+    ranked = {}
+    for line in out.splitlines()[2:]:
+        cols = line.split()
+        check(len(cols) >= 6, f"table line {line!r}")
+        trace = cols[-1] if cols[0] != "-" else ""
+        check(cols[0] == "-" or trace in known, f"table ranks an unknown trace: {line!r}")
+        ranked[trace] = int(cols[1])
+    for trace in known:
+        check(ranked.get(trace, 0) > 0, f"table lacks spinning trace {trace}:\n{out}")
+    samples = [ranked[t] for t in known]
+    print(f"profile table ok: {len(known)} traces ranked, samples {samples}")
 
     reader = StreamingReader(args.reader, ["profile", "--pid", str(fixture.pid), "--hz", "499",
                                            "--format", "folded"])
@@ -194,14 +217,18 @@ def main():
     parser.add_argument("--model", required=True)
     parser.add_argument("--tls", required=True, choices=["static", "dynamic"])
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--raw-tp", action="store_true",
+                        help="also run syscalls on the raw tracepoint")
     args = parser.parse_args()
     require_root()
     env = dict(kv.split("=", 1) for kv in args.env)
     fixture = Fixture(args.fixture, args.dlopen, env)
     try:
         check_resolve(args, fixture)
-        check_syscalls(args, fixture)
+        check_syscalls(args, fixture, 1)
         check_resolve(args, fixture)
+        if args.raw_tp:
+            check_syscalls(args, fixture, 1 + ROUNDS, ["--raw-tp"])
         if args.profile:
             check_profile(args, fixture)
     finally:
