@@ -15,10 +15,10 @@
 namespace vtctx::reader {
 
 struct TlsRelocTypes {
-  uint32_t tlsdesc;   // TLS descriptor {resolver, argument}
-  uint32_t dtpmod;    // module id (legacy general-dynamic)
-  uint32_t dtpoff;    // offset inside the module block (legacy general-dynamic)
-  uint32_t tpoff;     // offset from the thread pointer (initial-exec)
+  uint32_t tlsdesc;  // TLS descriptor {resolver, argument}
+  uint32_t dtpmod;   // module id (legacy general-dynamic)
+  uint32_t dtpoff;   // offset inside the module block (legacy general-dynamic)
+  uint32_t tpoff;    // offset from the thread pointer (initial-exec)
 };
 
 struct ArchInfo {

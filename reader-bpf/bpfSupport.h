@@ -37,7 +37,8 @@ bool StopRequested();
 uint64_t SumPerCpu(int map_fd, uint32_t key);
 
 // Kernel BPF statistics of one program (run count and total run time, ns). Enabled for the life
-// of the returned fd by bpf_enable_stats(BPF_STATS_RUN_TIME), or by sysctl kernel.bpf_stats_enabled.
+// of the returned fd by bpf_enable_stats(BPF_STATS_RUN_TIME), or by sysctl
+// kernel.bpf_stats_enabled.
 absl::StatusOr<int> EnableBpfRunTimeStats();
 struct ProgramRunStats {
   uint64_t run_cnt = 0;

@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "cliArgs.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
 
@@ -21,8 +21,8 @@ absl::StatusOr<pid_t> ParsedArgs::Pid() const {
   if (!Has("pid")) return absl::InvalidArgumentError("--pid is required");
   int pid = 0;
   if (!absl::SimpleAtoi(Get("pid"), &pid) || pid <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--pid wants a process id, not '", Get("pid"),
-                                                   "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pid wants a process id, not '", Get("pid"), "'"));
   }
   return pid;
 }
@@ -53,9 +53,8 @@ absl::StatusOr<std::string> ParsedArgs::Choice(absl::string_view name,
   if (!Has(name)) return std::string(choices.front());
   const std::string value = Get(name);
   if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("--", name, " wants one of ",
-                                                   absl::StrJoin(choices, "|"), ", not '", value,
-                                                   "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", name, " wants one of ", absl::StrJoin(choices, "|"), ", not '", value, "'"));
   }
   return value;
 }
@@ -78,8 +77,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<cons
       name = word.substr(0, eq);
       inline_value = word.substr(eq + 1);
     }
-    auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const FlagSpec& s) { return s.name == name; });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const FlagSpec& s) { return s.name == name; });
     if (spec == specs.end()) {
       return absl::InvalidArgumentError(absl::StrCat("unknown option --", name));
     }

@@ -8,10 +8,10 @@
 #include <map>
 #include <span>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
 
@@ -27,8 +27,8 @@ class ParsedArgs {
   std::string Get(absl::string_view name, absl::string_view fallback = "") const;
 
   // Typed accessors; InvalidArgument names the flag and the expected form.
-  absl::StatusOr<pid_t> Pid() const;                                        // --pid, required
-  absl::StatusOr<double> Seconds(absl::string_view name) const;              // > 0; 0 if absent
+  absl::StatusOr<pid_t> Pid() const;                             // --pid, required
+  absl::StatusOr<double> Seconds(absl::string_view name) const;  // > 0; 0 if absent
   absl::StatusOr<long> Integer(absl::string_view name, long fallback, long min, long max) const;
   // The value must be one of `choices`; the first choice is the default.
   absl::StatusOr<std::string> Choice(absl::string_view name,

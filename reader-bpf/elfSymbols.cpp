@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "elfSymbols.h"
 
 #include <fcntl.h>
@@ -12,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "errnoStatus.h"
 
 namespace vtctx::reader {
@@ -170,8 +170,7 @@ absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> im
   if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
   // elf_memory() takes a mutable pointer but ELF_C_READ never writes through it.
   ElfHandle handle(
-      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()),
-      -1);
+      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
   if (handle.get() == nullptr) return ElfError("elf_memory");
   return Parse(handle.get(), symbol_name);
 }
@@ -192,7 +191,8 @@ absl::StatusOr<ElfTlsExport> ReadTlsExportFromFile(const std::string& path,
   if (handle.get() == nullptr) return ElfError(path);
   absl::StatusOr<ElfTlsExport> result = Parse(handle.get(), symbol_name);
   if (!result.ok()) {
-    return absl::Status(result.status().code(), absl::StrCat(path, ": ", result.status().message()));
+    return absl::Status(result.status().code(),
+                        absl::StrCat(path, ": ", result.status().message()));
   }
   return result;
 }

@@ -4,10 +4,10 @@
 #define VTCTX_READER_ERRNO_STATUS_H_
 
 #include <cstring>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <span>
-#include "absl/strings/string_view.h"
 
+#include "absl/strings/string_view.h"
 #include "commands.h"
 
 namespace {

@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "procMaps.h"
 
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "errnoStatus.h"
 
 namespace vtctx::reader {

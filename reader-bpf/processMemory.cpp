@@ -33,8 +33,8 @@ absl::Status ProcessMemory::Read(uint64_t address, void* out, size_t size) {
   if (n < 0) {
     return ErrnoStatus(errno, absl::StrFormat("read %zu bytes at 0x%x", size, address));
   }
-  return absl::DataLossError(absl::StrFormat("short read at 0x%x: %zd of %zu bytes", address, n,
-                                             size));
+  return absl::DataLossError(
+      absl::StrFormat("short read at 0x%x: %zd of %zu bytes", address, n, size));
 }
 
 }  // namespace vtctx::reader

@@ -2,6 +2,8 @@
 /* CPU sampling: a perf event (cpu-clock at a chosen frequency, one per CPU) fires; if the
  * interrupted task belongs to the target, its context is read and the sample is either counted
  * in a per-CPU hash map (with stack ids for flame graphs) or sent as a ring-buffer event. */
+// vmlinux.h must come first: it defines the kernel types everything below uses.
+// clang-format off
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
@@ -10,6 +12,7 @@
 
 #include "profile.h"
 #include "tlsSlot.bpf.h"
+// clang-format on
 
 #define VTCTX_EFAULT 14 /* bpf_get_stackid: no user stack (kernel thread) */
 
@@ -49,12 +52,12 @@ struct {
 } counters SEC(".maps");
 
 static __always_inline void count(__u32 which) {
-  __u64 *c = bpf_map_lookup_elem(&counters, &which);
+  __u64* c = bpf_map_lookup_elem(&counters, &which);
   if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
 }
 
-static __always_inline int send_event(__u64 id, const struct vtctx_context *ctx) {
-  struct vtctx_sample_event *e;
+static __always_inline int send_event(__u64 id, const struct vtctx_context* ctx) {
+  struct vtctx_sample_event* e;
   __u32 attrs = vtctx_attrs_wanted(ctx);
 
   /* Constant reservation sizes, each filled in its own branch (the verifier checks the attrs
@@ -63,7 +66,7 @@ static __always_inline int send_event(__u64 id, const struct vtctx_context *ctx)
     e = bpf_ringbuf_reserve(&events, sizeof(*e) + VTCTX_ATTRS_MAX_SIZE, 0);
     if (!e) return -1;
     __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
-    e->ctx.attrs_len = vtctx_copy_attrs((void *)(e + 1), ctx, attrs);
+    e->ctx.attrs_len = vtctx_copy_attrs((void*)(e + 1), ctx, attrs);
   } else {
     e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
     if (!e) return -1;
@@ -78,8 +81,8 @@ static __always_inline int send_event(__u64 id, const struct vtctx_context *ctx)
   return 0;
 }
 
-static __always_inline int add_count(struct bpf_perf_event_data *pe,
-                                     const struct vtctx_context *ctx) {
+static __always_inline int add_count(struct bpf_perf_event_data* pe,
+                                     const struct vtctx_context* ctx) {
   struct vtctx_profile_key key = {};
   __u64 one = 1, *value;
 
@@ -114,7 +117,7 @@ static __always_inline int add_count(struct bpf_perf_event_data *pe,
 }
 
 SEC("perf_event")
-int vtctx_sample(struct bpf_perf_event_data *pe) {
+int vtctx_sample(struct bpf_perf_event_data* pe) {
   struct vtctx_context ctx = {};
   __u64 id = bpf_get_current_pid_tgid();
   int err;

@@ -10,9 +10,9 @@
  * per-sample cost low: a ring-buffer event per sample costs about twice as much, because every
  * event's cache lines move to the consumer's CPU. */
 enum vtctx_profile_mode {
-  VTCTX_PROFILE_EVENTS = 0,     /* one ring-buffer event per sample (--format json) */
-  VTCTX_PROFILE_COUNTS = 1,     /* counts per context (--format table) */
-  VTCTX_PROFILE_STACKS = 2,     /* counts per context and user/kernel stack (--format folded) */
+  VTCTX_PROFILE_EVENTS = 0, /* one ring-buffer event per sample (--format json) */
+  VTCTX_PROFILE_COUNTS = 1, /* counts per context (--format table) */
+  VTCTX_PROFILE_STACKS = 2, /* counts per context and user/kernel stack (--format folded) */
 };
 
 /* Aggregation key. Ids are zeroed unless status == OK and valid == 1, so every sample without a

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "bpfSupport.h"
 #include "cliArgs.h"
 #include "commands.h"
@@ -48,7 +48,8 @@ constexpr char kHelp[] =
     "                   json: one object per sample (tid, cpu, ts_ns, record, valid, trace_id,\n"
     "                   span_id, trace_flags, context);\n"
     "                   folded: 'trace_<id>;span_<id>;frames... count' lines for flame graphs\n"
-    "                   (user stacks by frame pointers: run the JVM with -XX:+PreserveFramePointer;\n"
+    "                   (user stacks by frame pointers: run the JVM with "
+    "-XX:+PreserveFramePointer;\n"
     "                   JIT frames are named from /tmp/perf-<pid>.map when present)\n"
     "  --ringbuf-mb N   ring buffer size in MiB for --format json, a power of two (default 4)\n"
     "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
@@ -58,8 +59,7 @@ constexpr char kHelp[] =
 
 constexpr FlagSpec kFlags[] = {{"pid", true},        {"hz", true},         {"duration", true},
                                {"format", true},     {"ringbuf-mb", true}, {"bpf-stats", false},
-                               {"bpf-floor", false},
-                               {"verbose", false}};
+                               {"bpf-floor", false}, {"verbose", false}};
 constexpr absl::string_view kFormats[] = {"table", "json", "folded"};
 
 struct SkelDeleter {
@@ -161,11 +161,12 @@ void PrintTable(const std::vector<Count>& counts, long hz, pid_t pid, double sec
     if (std::string span = KeySpan(c.key); !span.empty()) row.spans.insert(span);
   }
   std::vector<std::pair<std::string, TraceRow>> ranked(rows.begin(), rows.end());
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.second.samples > b.second.samples; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second.samples > b.second.samples;
+  });
   const uint64_t total = TotalSamples(counts);
-  std::string out = absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s\n", pid, total, hz,
-                                    seconds);
+  std::string out =
+      absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s\n", pid, total, hz, seconds);
   absl::StrAppendFormat(&out, "%-5s %8s %10s %7s %6s  %s\n", "RANK", "SAMPLES", "CPU_MS", "SHARE",
                         "SPANS", "TRACE_ID");
   int rank = 0;
@@ -199,9 +200,9 @@ void PrintFolded(const std::vector<Count>& counts, int stacks_fd, Symbolizer& sy
   for (const Count& c : counts) {
     const std::string trace = KeyTrace(c.key);
     const std::string span = KeySpan(c.key);
-    std::string line = trace.empty() ? std::string("no_context")
-                                     : absl::StrCat("trace_", trace, ";span_",
-                                                    span.empty() ? "none" : span);
+    std::string line = trace.empty()
+                           ? std::string("no_context")
+                           : absl::StrCat("trace_", trace, ";span_", span.empty() ? "none" : span);
     // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
     const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
     const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
@@ -289,11 +290,12 @@ absl::Status RunProfile(std::span<char* const> args) {
     attr.config = PERF_COUNT_SW_CPU_CLOCK;
     attr.freq = 1;
     attr.sample_freq = static_cast<__u64>(*hz);
-    const int fd = static_cast<int>(
-        syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+    const int fd =
+        static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
     if (fd < 0) {
       if (errno == ENODEV) continue;  // offline CPU
-      return absl::InternalError(absl::StrCat("perf_event_open on CPU ", cpu, ": ", strerror(errno)));
+      return absl::InternalError(
+          absl::StrCat("perf_event_open on CPU ", cpu, ": ", strerror(errno)));
     }
     bpf_link* link = bpf_program__attach_perf_event(skel->progs.vtctx_sample, fd);
     if (link == nullptr) {
@@ -374,9 +376,10 @@ absl::Status RunProfile(std::span<char* const> args) {
   }
   const ProgramRunStats stats = ReadProgramRunStats(bpf_program__fd(skel->progs.vtctx_sample));
   if (stats.run_cnt > 0) {
-    absl::StrAppendFormat(&summary, " bpf_runs=%d bpf_run_time_ns=%d bpf_ns_per_run=%.1f",
-                          stats.run_cnt, stats.run_time_ns,
-                          static_cast<double>(stats.run_time_ns) / static_cast<double>(stats.run_cnt));
+    absl::StrAppendFormat(
+        &summary, " bpf_runs=%d bpf_run_time_ns=%d bpf_ns_per_run=%.1f", stats.run_cnt,
+        stats.run_time_ns,
+        static_cast<double>(stats.run_time_ns) / static_cast<double>(stats.run_cnt));
     if (taken > 0) {
       absl::StrAppendFormat(&summary, " bpf_ns_per_sample_max=%.1f",
                             static_cast<double>(stats.run_time_ns) / static_cast<double>(taken));

@@ -1,10 +1,10 @@
-#include "absl/strings/string_view.h"
 #include "recordFormat.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
 namespace {

@@ -14,8 +14,8 @@
 #include <map>
 #include <span>
 #include <string>
-#include "absl/strings/string_view.h"
 
+#include "absl/strings/string_view.h"
 #include "tlsSlot.h"
 
 namespace vtctx::reader {

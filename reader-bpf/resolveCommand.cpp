@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <string>
 
-#include "absl/strings/string_view.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "bpfSupport.h"
 #include "cliArgs.h"
 #include "commands.h"
@@ -111,7 +111,8 @@ absl::Status RunResolve(std::span<char* const> args) {
 
   std::string out;
   if (json) {
-    for (const ModuleResolution& m : resolution->modules) absl::StrAppend(&out, ModuleJson(m), "\n");
+    for (const ModuleResolution& m : resolution->modules)
+      absl::StrAppend(&out, ModuleJson(m), "\n");
     for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadJson(t), "\n");
   } else {
     absl::StrAppend(&out, "pid ", *pid, ": " VTCTX_TLS_SYMBOL " resolved\n");

@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "symbolizer.h"
 
 #include <cxxabi.h>
@@ -17,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "elfSymbols.h"
 
 namespace vtctx::reader {
@@ -116,7 +116,8 @@ SymbolTable ParsePerfMap(absl::string_view text) {
     absl::string_view size_text = line.substr(a + 1, b - a - 1);
     if (absl::StartsWith(start_text, "0x")) start_text.remove_prefix(2);
     if (absl::StartsWith(size_text, "0x")) size_text.remove_prefix(2);
-    if (!absl::SimpleHexAtoi(start_text, &start) || !absl::SimpleHexAtoi(size_text, &size)) continue;
+    if (!absl::SimpleHexAtoi(start_text, &start) || !absl::SimpleHexAtoi(size_text, &size))
+      continue;
     table.Add(start, size, std::string(line.substr(b + 1)));
   }
   table.Finish();
@@ -183,8 +184,8 @@ std::string Symbolizer::Kernel(uint64_t address) {
     std::ifstream in("/proc/kallsyms");
     std::string line;
     while (std::getline(in, line)) {
-      std::vector<absl::string_view> f = absl::StrSplit(line, absl::ByAnyChar(" \t"),
-                                                        absl::SkipEmpty());
+      std::vector<absl::string_view> f =
+          absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
       uint64_t start = 0;
       if (f.size() < 3 || !absl::SimpleHexAtoi(f[0], &start) || start == 0) continue;
       const char type = f[1].empty() ? ' ' : f[1][0];

@@ -10,9 +10,9 @@
 #include <map>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "procMaps.h"
 
 namespace vtctx::reader {

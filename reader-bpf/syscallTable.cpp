@@ -1,8 +1,9 @@
-#include "absl/strings/string_view.h"
 #include "syscallTable.h"
 
 #include <algorithm>
 #include <array>
+
+#include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
 namespace {

@@ -4,6 +4,7 @@
 #define VTCTX_READER_SYSCALL_TABLE_H_
 
 #include <optional>
+
 #include "absl/strings/string_view.h"
 
 namespace vtctx::reader {

@@ -2,6 +2,8 @@
 /* Syscall entry of the target process: one ring-buffer event per entry of a selected syscall,
  * with the context the calling thread's `otel_thread_ctx_v1` points at. Runs as a BTF tracepoint
  * (tp_btf) or a raw tracepoint (raw_tp); neither needs tracefs. */
+// vmlinux.h must come first: it defines the kernel types everything below uses.
+// clang-format off
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
@@ -10,6 +12,7 @@
 
 #include "syscalls.h"
 #include "tlsSlot.bpf.h"
+// clang-format on
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -33,7 +36,7 @@ struct {
 } counters SEC(".maps");
 
 static __always_inline void count(__u32 which) {
-  __u64 *c = bpf_map_lookup_elem(&counters, &which);
+  __u64* c = bpf_map_lookup_elem(&counters, &which);
   if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
 }
 
@@ -43,12 +46,13 @@ static __always_inline void count(__u32 which) {
 #if defined(__TARGET_ARCH_x86)
 #define ARG_REGS(R) R(0, di) R(1, si) R(2, dx) R(3, r10) R(4, r8) R(5, r9) /* 4th: r10, not rcx */
 #elif defined(__TARGET_ARCH_arm64)
-#define ARG_REGS(R) R(0, regs[0]) R(1, regs[1]) R(2, regs[2]) R(3, regs[3]) R(4, regs[4]) R(5, regs[5])
+#define ARG_REGS(R) \
+  R(0, regs[0]) R(1, regs[1]) R(2, regs[2]) R(3, regs[3]) R(4, regs[4]) R(5, regs[5])
 #endif
 #define DIRECT(i, reg) args[i] = regs->reg;
 #define PROBED(i, reg) args[i] = BPF_CORE_READ(regs, reg);
 
-static __always_inline void read_args(struct pt_regs *regs, __u64 args[6], bool trusted) {
+static __always_inline void read_args(struct pt_regs* regs, __u64 args[6], bool trusted) {
   if (trusted) {
     ARG_REGS(DIRECT)
   } else {
@@ -56,8 +60,8 @@ static __always_inline void read_args(struct pt_regs *regs, __u64 args[6], bool 
   }
 }
 
-static __always_inline void fill(struct vtctx_syscall_event *e, struct pt_regs *regs, long nr,
-                                 __u64 id, const struct vtctx_context *ctx, bool trusted,
+static __always_inline void fill(struct vtctx_syscall_event* e, struct pt_regs* regs, long nr,
+                                 __u64 id, const struct vtctx_context* ctx, bool trusted,
                                  __u32 attrs) {
   e->ts_ns = bpf_ktime_get_ns();
   e->tid = (__u32)id;
@@ -65,11 +69,11 @@ static __always_inline void fill(struct vtctx_syscall_event *e, struct pt_regs *
   e->nr = nr;
   read_args(regs, e->args, trusted);
   __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
-  if (attrs) e->ctx.attrs_len = vtctx_copy_attrs((void *)(e + 1), ctx, attrs);
+  if (attrs) e->ctx.attrs_len = vtctx_copy_attrs((void*)(e + 1), ctx, attrs);
 }
 
-static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool trusted) {
-  struct vtctx_syscall_event *e;
+static __always_inline int on_sys_enter(struct pt_regs* regs, long nr, bool trusted) {
+  struct vtctx_syscall_event* e;
   struct vtctx_context ctx = {};
   __u64 id = bpf_get_current_pid_tgid();
   __u32 attrs;
@@ -100,11 +104,11 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr, bool trus
 }
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(vtctx_sys_enter_btf, struct pt_regs *regs, long nr) {
+int BPF_PROG(vtctx_sys_enter_btf, struct pt_regs* regs, long nr) {
   return on_sys_enter(regs, nr, true);
 }
 
 SEC("raw_tp/sys_enter")
-int BPF_PROG(vtctx_sys_enter_raw, struct pt_regs *regs, long nr) {
+int BPF_PROG(vtctx_sys_enter_raw, struct pt_regs* regs, long nr) {
   return on_sys_enter(regs, nr, false);
 }

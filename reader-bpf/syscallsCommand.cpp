@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "bpfSupport.h"
 #include "cliArgs.h"
 #include "commands.h"
@@ -52,11 +52,9 @@ constexpr char kHelp[] =
     "  --raw-tp         attach to the raw tracepoint even when BTF tracepoints work\n"
     "  --verbose        libbpf diagnostics\n";
 
-constexpr FlagSpec kFlags[] = {{"pid", true},        {"syscall", true},   {"format", true},
+constexpr FlagSpec kFlags[] = {{"pid", true},        {"syscall", true},    {"format", true},
                                {"duration", true},   {"ringbuf-mb", true}, {"bpf-stats", false},
-                               {"bpf-floor", false},
-                               {"raw-tp", false},
-                               {"verbose", false}};
+                               {"bpf-floor", false}, {"raw-tp", false},    {"verbose", false}};
 constexpr absl::string_view kFormats[] = {"text", "json"};
 
 struct SkelDeleter {
@@ -111,7 +109,8 @@ struct Consumer {
                       ",\"syscall\":\"", name, "\",\"nr\":", e.nr,
                       ",\"fd\":", static_cast<int64_t>(static_cast<int32_t>(e.args[0])),
                       ",\"count\":", e.args[2], ",\"args\":[");
-      for (int i = 0; i < 6; ++i) absl::StrAppendFormat(&line, "%s\"0x%x\"", i ? "," : "", e.args[i]);
+      for (int i = 0; i < 6; ++i)
+        absl::StrAppendFormat(&line, "%s\"0x%x\"", i ? "," : "", e.args[i]);
       line += "],";
       AppendContextJson(line, ctx);
       line += "}\n";
@@ -150,7 +149,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   }
   absl::StatusOr<pid_t> pid = parsed->Pid();
   if (!pid.ok()) return pid.status();
-  if (!parsed->Has("syscall")) return absl::InvalidArgumentError("--syscall is required (e.g. write)");
+  if (!parsed->Has("syscall"))
+    return absl::InvalidArgumentError("--syscall is required (e.g. write)");
   absl::StatusOr<std::vector<int>> syscalls = ParseSyscalls(parsed->Get("syscall"));
   if (!syscalls.ok()) return syscalls.status();
   absl::StatusOr<std::string> format = parsed->Choice("format", kFormats);
@@ -181,8 +181,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   }
   // Prefer the BTF tracepoint (direct, cheaper argument access); fall back to the raw one when
   // the kernel cannot load tracing programs.
-  const bool use_btf = !parsed->Has("raw-tp") &&
-                       libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, nullptr) == 1;
+  const bool use_btf =
+      !parsed->Has("raw-tp") && libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, nullptr) == 1;
   bpf_program__set_autoload(skel->progs.vtctx_sys_enter_btf, use_btf);
   bpf_program__set_autoload(skel->progs.vtctx_sys_enter_raw, !use_btf);
   bpf_program* prog = use_btf ? skel->progs.vtctx_sys_enter_btf : skel->progs.vtctx_sys_enter_raw;
@@ -256,9 +256,9 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   const uint64_t matched = SumPerCpu(counters_fd, VTCTX_SC_MATCHED);
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_SC_DROPPED);
   const uint64_t submitted = matched - dropped;
-  std::string summary = absl::StrFormat(
-      "vtctx-reader: summary: events=%d matched=%d dropped=%d (%s, %.1f s)", consumer.received,
-      matched, dropped, stop_reason, NowSeconds() - start);
+  std::string summary =
+      absl::StrFormat("vtctx-reader: summary: events=%d matched=%d dropped=%d (%s, %.1f s)",
+                      consumer.received, matched, dropped, stop_reason, NowSeconds() - start);
   if (consumer.received != submitted) {
     absl::StrAppendFormat(&summary, " undelivered=%d", submitted - consumer.received);
   }
@@ -266,9 +266,10 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   if (stats.run_cnt > 0) {
     // Runs include every thread's sys_enter (filtered out in a few instructions); the
     // per-event figure charges all of that time to the matched entries (an upper bound).
-    absl::StrAppendFormat(&summary, " bpf_runs=%d bpf_run_time_ns=%d bpf_ns_per_run=%.1f",
-                          stats.run_cnt, stats.run_time_ns,
-                          static_cast<double>(stats.run_time_ns) / static_cast<double>(stats.run_cnt));
+    absl::StrAppendFormat(
+        &summary, " bpf_runs=%d bpf_run_time_ns=%d bpf_ns_per_run=%.1f", stats.run_cnt,
+        stats.run_time_ns,
+        static_cast<double>(stats.run_time_ns) / static_cast<double>(stats.run_cnt));
     if (matched > 0) {
       absl::StrAppendFormat(&summary, " bpf_ns_per_event_max=%.1f",
                             static_cast<double>(stats.run_time_ns) / static_cast<double>(matched));

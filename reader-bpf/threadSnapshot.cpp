@@ -25,7 +25,8 @@ pid_t TracerOf(pid_t tid) {
   std::string line;
   while (std::getline(in, line)) {
     int tracer = 0;
-    if (line.rfind("TracerPid:", 0) == 0 && absl::SimpleAtoi(line.substr(10), &tracer)) return tracer;
+    if (line.rfind("TracerPid:", 0) == 0 && absl::SimpleAtoi(line.substr(10), &tracer))
+      return tracer;
   }
   return 0;
 }
@@ -40,9 +41,9 @@ class StoppedThread {
       if (err == ESRCH) return std::optional<StoppedThread>();  // exited meanwhile
       if (err == EPERM) {
         if (const pid_t tracer = TracerOf(tid); tracer != 0) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              "thread ", tid, " is already traced by pid ", tracer,
-              " (a debugger or strace?); detach it and retry"));
+          return absl::FailedPreconditionError(
+              absl::StrCat("thread ", tid, " is already traced by pid ", tracer,
+                           " (a debugger or strace?); detach it and retry"));
         }
       }
       return ErrnoStatus(err, absl::StrCat("ptrace(SEIZE) of thread ", tid));

@@ -1,10 +1,10 @@
-#include "absl/strings/string_view.h"
 #include "tlsModel.h"
 
 #include <elf.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "vtctx/record.h"
 
 namespace vtctx::reader {
@@ -62,7 +62,8 @@ absl::StatusOr<AccessPlan> PlanAccess(const ElfTlsExport& elf, bool is_main_exec
   if (dtpmod != nullptr) {
     return AccessPlan{AccessModel::kGeneralDynamic, dtpmod->offset, dtpmod->addend, 0};
   }
-  if (tpoff != nullptr) return AccessPlan{AccessModel::kInitialExec, tpoff->offset, tpoff->addend, 0};
+  if (tpoff != nullptr)
+    return AccessPlan{AccessModel::kInitialExec, tpoff->offset, tpoff->addend, 0};
 
   if (is_main_executable) {
     if (!elf.tls.has_value()) {
@@ -71,8 +72,8 @@ absl::StatusOr<AccessPlan> PlanAccess(const ElfTlsExport& elf, bool is_main_exec
     // Real TLS blocks are small; bounding them keeps the offset arithmetic exact.
     const uint64_t align = elf.tls->align;
     if (elf.tls->memsz >= kMaxTlsBlock || align > kMaxTlsAlign || (align & (align - 1)) != 0) {
-      return absl::UnimplementedError(absl::StrCat("implausible PT_TLS (", elf.tls->memsz,
-                                                   " bytes, alignment ", align, ")"));
+      return absl::UnimplementedError(
+          absl::StrCat("implausible PT_TLS (", elf.tls->memsz, " bytes, alignment ", align, ")"));
     }
     if (sym.value >= elf.tls->memsz) {
       return absl::UnimplementedError(absl::StrCat(VTCTX_TLS_SYMBOL " value ", sym.value,

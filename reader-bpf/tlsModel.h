@@ -10,9 +10,9 @@
 #define VTCTX_READER_TLS_MODEL_H_
 
 #include <cstdint>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "arch.h"
 #include "elfSymbols.h"
 

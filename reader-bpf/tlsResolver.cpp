@@ -142,9 +142,9 @@ absl::Status ProcessAccessError(pid_t pid, const absl::Status& cause) {
     return absl::NotFoundError(absl::StrCat("no such process: ", pid));
   }
   if (absl::IsPermissionDenied(cause)) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "no permission to inspect pid ", pid, " (run as root or with CAP_SYS_PTRACE): ",
-        cause.message()));
+    return absl::PermissionDeniedError(
+        absl::StrCat("no permission to inspect pid ", pid,
+                     " (run as root or with CAP_SYS_PTRACE): ", cause.message()));
   }
   return cause;
 }
@@ -192,8 +192,9 @@ absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory) {
   if (kill(pid, 0) != 0 && errno == ESRCH) {
     return absl::NotFoundError(absl::StrCat("no such process: ", pid));
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "pid ", pid, " does not export " VTCTX_TLS_SYMBOL " from any mapped ELF (is the agent loaded?)"));
+  return absl::FailedPreconditionError(absl::StrCat("pid ", pid,
+                                                    " does not export " VTCTX_TLS_SYMBOL
+                                                    " from any mapped ELF (is the agent loaded?)"));
 }
 
 absl::StatusOr<uint64_t> SlotAddress(const vtctx_slot_recipe& recipe, uint64_t thread_pointer,
@@ -208,15 +209,15 @@ absl::StatusOr<uint64_t> SlotAddress(const vtctx_slot_recipe& recipe, uint64_t t
   absl::StatusOr<uint64_t> length = memory.ReadU64(*dtv - recipe.dtv_entry_size);
   if (!length.ok()) return length.status();
   if (recipe.module_id > *length) {
-    return absl::NotFoundError(absl::StrCat("DTV of ", *length, " entries has no module ",
-                                            recipe.module_id, " yet"));
+    return absl::NotFoundError(
+        absl::StrCat("DTV of ", *length, " entries has no module ", recipe.module_id, " yet"));
   }
   if (recipe.min_generation != 0) {
     absl::StatusOr<uint64_t> generation = memory.ReadU64(*dtv);
     if (!generation.ok()) return generation.status();
     if (*generation < recipe.min_generation) {
-      return absl::NotFoundError(absl::StrCat("DTV generation ", *generation, " older than ",
-                                              recipe.min_generation));
+      return absl::NotFoundError(
+          absl::StrCat("DTV generation ", *generation, " older than ", recipe.min_generation));
     }
   }
   absl::StatusOr<uint64_t> block = memory.ReadU64(*dtv + recipe.module_id * recipe.dtv_entry_size);

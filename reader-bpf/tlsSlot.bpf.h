@@ -19,7 +19,7 @@
 /* The thread pointer the current task runs with, saved by the kernel at arch_prctl/clone and at
  * every switch-out. (glibc never changes it behind the kernel's back with wrfsbase.) */
 static __always_inline __u64 vtctx_thread_pointer(void) {
-  struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+  struct task_struct* task = (struct task_struct*)bpf_get_current_task();
 #if defined(__TARGET_ARCH_x86)
   return BPF_CORE_READ(task, thread.fsbase);
 #elif defined(__TARGET_ARCH_arm64)
@@ -29,13 +29,13 @@ static __always_inline __u64 vtctx_thread_pointer(void) {
 #endif
 }
 
-static __always_inline int vtctx_read_u64(__u64 *out, __u64 address) {
-  return bpf_probe_read_user(out, sizeof(*out), (const void *)address);
+static __always_inline int vtctx_read_u64(__u64* out, __u64 address) {
+  return bpf_probe_read_user(out, sizeof(*out), (const void*)address);
 }
 
 /* Finds the current thread's slot. Returns VTCTX_CTX_OK and sets *slot, or a failure status. */
-static __always_inline int vtctx_slot_address(const volatile struct vtctx_slot_recipe *recipe,
-                                              __u64 tp, __u64 *slot) {
+static __always_inline int vtctx_slot_address(const volatile struct vtctx_slot_recipe* recipe,
+                                              __u64 tp, __u64* slot) {
   __u64 dtv, length, generation, block;
 
   if (tp == 0) return VTCTX_CTX_NO_TP;
@@ -60,8 +60,8 @@ static __always_inline int vtctx_slot_address(const volatile struct vtctx_slot_r
 
 /* Fills ctx->record, ctx->status and ctx->header (28 bytes). attrs_len is left 0: the caller
  * copies attrs-data (vtctx_copy_attrs) once it has room for them. */
-static __always_inline void vtctx_read_context(const volatile struct vtctx_slot_recipe *recipe,
-                                               struct vtctx_context *ctx) {
+static __always_inline void vtctx_read_context(const volatile struct vtctx_slot_recipe* recipe,
+                                               struct vtctx_context* ctx) {
   __u64 slot = 0, record = 0;
   int status;
 
@@ -75,7 +75,7 @@ static __always_inline void vtctx_read_context(const volatile struct vtctx_slot_
       status = VTCTX_CTX_NULL;
     } else {
       ctx->record = record;
-      if (bpf_probe_read_user(&ctx->header, sizeof(ctx->header), (const void *)record))
+      if (bpf_probe_read_user(&ctx->header, sizeof(ctx->header), (const void*)record))
         status = VTCTX_CTX_FAULT;
     }
   }
@@ -84,7 +84,7 @@ static __always_inline void vtctx_read_context(const volatile struct vtctx_slot_
 
 /* Bytes of attrs-data worth copying for `ctx` (0 unless valid and non-empty), capped at the
  * OTEP bound. */
-static __always_inline __u32 vtctx_attrs_wanted(const struct vtctx_context *ctx) {
+static __always_inline __u32 vtctx_attrs_wanted(const struct vtctx_context* ctx) {
   __u32 n;
   if (ctx->status != VTCTX_CTX_OK || ctx->header.valid != VTCTX_RECORD_VALID) return 0;
   n = ctx->header.attrs_data_size;
@@ -92,11 +92,10 @@ static __always_inline __u32 vtctx_attrs_wanted(const struct vtctx_context *ctx)
 }
 
 /* Copies `n` (<= VTCTX_ATTRS_MAX_SIZE) bytes of attrs-data into `dst`; returns bytes copied. */
-static __always_inline __u16 vtctx_copy_attrs(void *dst, const struct vtctx_context *ctx, __u32 n) {
+static __always_inline __u16 vtctx_copy_attrs(void* dst, const struct vtctx_context* ctx, __u32 n) {
   if (n > VTCTX_ATTRS_MAX_SIZE) n = VTCTX_ATTRS_MAX_SIZE;
   if (n == 0) return 0;
-  if (bpf_probe_read_user(dst, n, (const void *)(ctx->record + VTCTX_RECORD_HEADER_SIZE)))
-    return 0;
+  if (bpf_probe_read_user(dst, n, (const void*)(ctx->record + VTCTX_RECORD_HEADER_SIZE))) return 0;
   return (__u16)n;
 }
 

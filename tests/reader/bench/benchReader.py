@@ -7,6 +7,8 @@ syscalls: loadGen makes write(2)s at 100k/s (and unpaced) while `vtctx-reader sy
 json --bpf-stats` prints every one of them to /dev/null; reports events vs writes, drops,
 ns per BPF run and the upper bound per matched event. profile: loadGen spins on 2 threads while
 `profile --hz 999 --bpf-stats` samples (table: no stacks; folded: user+kernel stacks).
+FLOOR rows load the same programs with --bpf-floor (they stop right after the pid filter): the
+fixed cost of a run on this machine, which the full rows include.
 Medians of --runs runs. Not a test: it asserts nothing, it prints numbers.
 """
 import argparse
@@ -55,14 +57,15 @@ def main():
     args = parser.parse_args()
 
     print(f"# {args.runs} runs each, {args.seconds} s per run, medians")
-    for rate in ("100000", "0") if args.only != "profile" else ():
+    for rate, floor in ((("100000", False), ("100000", True), ("0", False))
+                        if args.only != "profile" else ()):
         rows = []
         for _ in range(args.runs):
             done, s, lines = one_run(
                 args,
                 ["--rate", rate, "--seconds", str(args.seconds), "--threads", "2"],
                 lambda pid: ["syscalls", "--pid", str(pid), "--syscall", "write", "--format",
-                             "json", "--bpf-stats"])
+                             "json", "--bpf-stats"] + (["--bpf-floor"] if floor else []))
             rows.append({
                 "writes": done["writes"], "rate": done["writes"] / done["seconds"],
                 "events": int(s["events"]), "lines": lines, "dropped": int(s["dropped"]),
@@ -70,7 +73,7 @@ def main():
                 "ns_event_max": float(s.get("bpf_ns_per_event_max", "nan")),
             })
             print(f"  syscalls rate={rate}: {rows[-1]}", file=sys.stderr)
-        label = "100k/s paced" if rate != "0" else "unpaced"
+        label = ("100k/s paced" if rate != "0" else "unpaced") + (" FLOOR" if floor else "")
         print(f"syscalls {label}: writes/s {median([r['rate'] for r in rows]):.0f}, "
               f"writes {median([r['writes'] for r in rows]):.0f}, "
               f"json lines {median([r['lines'] for r in rows]):.0f}, "
@@ -79,18 +82,19 @@ def main():
               f"BPF ns/run {median([r['ns_run'] for r in rows]):.0f}, "
               f"BPF ns/event (upper bound) {median([r['ns_event_max'] for r in rows]):.0f}")
 
-    for fmt in ("table", "folded") if args.only != "syscalls" else ():
+    for fmt, floor in ((("table", True), ("table", False), ("json", False), ("folded", False))
+                       if args.only != "syscalls" else ()):
         rows = []
         for _ in range(args.runs):
             done, s, _ = one_run(
                 args, ["--spin", "--seconds", str(args.seconds), "--threads", "2"],
                 lambda pid: ["profile", "--pid", str(pid), "--hz", "999", "--format", fmt,
-                             "--bpf-stats"])
+                             "--bpf-stats"] + (["--bpf-floor"] if floor else []))
             rows.append({"samples": int(s["samples"]), "dropped": int(s["dropped"]),
                          "ns_run": float(s.get("bpf_ns_per_run", "nan")),
                          "ns_sample_max": float(s.get("bpf_ns_per_sample_max", "nan"))})
             print(f"  profile {fmt}: {rows[-1]}", file=sys.stderr)
-        print(f"profile --hz 999 --format {fmt}: samples {median([r['samples'] for r in rows]):.0f}, "
+        print(f"profile --hz 999 --format {fmt}{' FLOOR' if floor else ''}: samples {median([r['samples'] for r in rows]):.0f}, "
               f"dropped {max(r['dropped'] for r in rows)}, "
               f"BPF ns/run {median([r['ns_run'] for r in rows]):.0f}, "
               f"BPF ns/sample (upper bound) {median([r['ns_sample_max'] for r in rows]):.0f}")

@@ -78,11 +78,16 @@ static void* worker(void* arg) {
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--rate") && i + 1 < argc) rate = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--spin")) spin = 1;
+    if (!strcmp(argv[i], "--rate") && i + 1 < argc)
+      rate = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      nthreads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+      count = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--spin"))
+      spin = 1;
   }
   publish = (ctxfix_publish_fn)dlsym(RTLD_DEFAULT, "ctxfix_publish");
   devnull = open("/dev/null", O_WRONLY);

@@ -1,6 +1,6 @@
-#include "procMaps.h"
-
 #include <gtest/gtest.h>
+
+#include "procMaps.h"
 
 namespace vtctx::reader {
 namespace {

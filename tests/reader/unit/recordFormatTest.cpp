@@ -1,9 +1,9 @@
 // Field semantics of the CLI's context output, with the OTEP interop vectors.
-#include "recordFormat.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
+
+#include "recordFormat.h"
 
 namespace vtctx::reader {
 namespace {

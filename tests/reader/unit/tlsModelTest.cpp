@@ -1,11 +1,10 @@
 // Access-model classification on the fixture libraries the suite builds (one per TLS model) and on
 // hand-made inputs for the rejections.
-#include "tlsModel.h"
-
 #include <elf.h>
 #include <gtest/gtest.h>
 
 #include "elfSymbols.h"
+#include "tlsModel.h"
 #include "vtctx/record.h"
 
 namespace vtctx::reader {

@@ -1,12 +1,11 @@
 // Resolution from the words the dynamic linker wrote, and slot computation, on fake memory: every
 // branch of the TLSDESC/GD/IE interpretation and of the DTV walk, including the error classes the
 // CLI maps to distinct exit codes.
-#include "tlsResolver.h"
-
 #include <elf.h>
 #include <gtest/gtest.h>
 
 #include "fakeMemory.h"
+#include "tlsResolver.h"
 
 namespace vtctx::reader {
 namespace {
@@ -27,7 +26,7 @@ AccessPlan Plan(AccessModel model, int64_t addend = 0) { return {model, kGot, ad
 
 TEST(ResolveRecipe, TlsDescStaticOffset) {
   FakeMemory mem;
-  mem.PutU64(kBias + kGot, 0x7f00dead0000);                 // resolver (_dl_tlsdesc_return)
+  mem.PutU64(kBias + kGot, 0x7f00dead0000);                   // resolver (_dl_tlsdesc_return)
   mem.PutU64(kBias + kGot + 8, static_cast<uint64_t>(-152));  // argument: tp offset
   auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
   ASSERT_TRUE(r.ok()) << r.status();
@@ -49,9 +48,9 @@ TEST(ResolveRecipe, TlsDescDynamicArgument) {
   const uint64_t arg = 0x5555aaaa0000;
   mem.PutU64(kBias + kGot, 0x7f00dead0010);  // _dl_tlsdesc_dynamic
   mem.PutU64(kBias + kGot + 8, arg);
-  mem.PutU64(arg, 3);        // module id
-  mem.PutU64(arg + 8, 0x68); // offset
-  mem.PutU64(arg + 16, 7);   // generation
+  mem.PutU64(arg, 3);         // module id
+  mem.PutU64(arg + 8, 0x68);  // offset
+  mem.PutU64(arg + 16, 7);    // generation
   auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, VTCTX_SLOT_DTV);
