@@ -17,13 +17,14 @@
 #define VTCTX_DTV_UNALLOCATED ((__u64)-1)
 
 /* The thread pointer the current task runs with, saved by the kernel at arch_prctl/clone and at
- * every switch-out. (glibc never changes it behind the kernel's back with wrfsbase.) */
+ * every switch-out. (glibc never changes it behind the kernel's back with wrfsbase.) The BTF task
+ * pointer is trusted, so this is a plain CO-RE-relocated load, not a probe-read helper call. */
 static __always_inline __u64 vtctx_thread_pointer(void) {
-  struct task_struct* task = (struct task_struct*)bpf_get_current_task();
+  struct task_struct *task = bpf_get_current_task_btf();
 #if defined(__TARGET_ARCH_x86)
-  return BPF_CORE_READ(task, thread.fsbase);
+  return task->thread.fsbase;
 #elif defined(__TARGET_ARCH_arm64)
-  return BPF_CORE_READ(task, thread.uw.tp_value);
+  return task->thread.uw.tp_value;
 #else
 #error "vtctx-reader: unsupported architecture"
 #endif

@@ -47,6 +47,11 @@ def median(values):
     return statistics.median(values) if values else float("nan")
 
 
+def spread(values):
+    """'median [min-max]' of a list of numbers."""
+    return f"{median(values):.0f} [{min(values):.0f}-{max(values):.0f}]"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reader", required=True)
@@ -79,8 +84,8 @@ def main():
               f"json lines {median([r['lines'] for r in rows]):.0f}, "
               f"dropped {median([r['dropped'] for r in rows]):.0f} "
               f"(max {max(r['dropped'] for r in rows)}), "
-              f"BPF ns/run {median([r['ns_run'] for r in rows]):.0f}, "
-              f"BPF ns/event (upper bound) {median([r['ns_event_max'] for r in rows]):.0f}")
+              f"BPF ns/run {spread([r['ns_run'] for r in rows])}, "
+              f"BPF ns/event (upper bound) {spread([r['ns_event_max'] for r in rows])}")
 
     for fmt, floor in ((("table", True), ("table", False), ("json", False), ("folded", False))
                        if args.only != "syscalls" else ()):
@@ -96,8 +101,8 @@ def main():
             print(f"  profile {fmt}: {rows[-1]}", file=sys.stderr)
         print(f"profile --hz 999 --format {fmt}{' FLOOR' if floor else ''}: samples {median([r['samples'] for r in rows]):.0f}, "
               f"dropped {max(r['dropped'] for r in rows)}, "
-              f"BPF ns/run {median([r['ns_run'] for r in rows]):.0f}, "
-              f"BPF ns/sample (upper bound) {median([r['ns_sample_max'] for r in rows]):.0f}")
+              f"BPF ns/run {spread([r['ns_run'] for r in rows])}, "
+              f"BPF ns/sample (upper bound) {spread([r['ns_sample_max'] for r in rows])}")
 
 
 if __name__ == "__main__":
