@@ -248,6 +248,8 @@ absl::Status RunProfile(std::span<char* const> args) {
     return absl::InvalidArgumentError("--ringbuf-mb must be a power of two");
   }
 
+  // From here on SIGINT/SIGTERM end the run cleanly (a stop before attach exits right after it).
+  InstallStopHandlers();
   if (absl::Status s = CheckBpfAccess(); !s.ok()) return s;
   SetLibbpfVerbose(parsed->Has("verbose"));
   absl::StatusOr<ModuleResolution> target = ResolveTarget(*pid);
@@ -312,7 +314,6 @@ absl::Status RunProfile(std::span<char* const> args) {
       ring_buffer__new(bpf_map__fd(skel->maps.events), EventPrinter::OnEvent, &printer, nullptr));
   if (!rb) return absl::InternalError(absl::StrCat("ring buffer: ", strerror(errno)));
 
-  InstallStopHandlers();
   setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
   fprintf(stderr, "vtctx-reader: attached\n");
   fflush(stderr);

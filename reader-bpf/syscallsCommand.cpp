@@ -31,13 +31,14 @@ namespace {
 
 constexpr char kHelp[] =
     "usage: vtctx-reader syscalls --pid P --syscall NAMES [--format text|json] [--duration S]\n"
-    "                             [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
+    "                             [--ringbuf-mb N] [--bpf-stats] [--raw-tp] [--verbose]\n"
     "\n"
     "Prints one event per entry of the selected syscalls by any thread of process P, with the\n"
     "context (trace/span) its " VTCTX_TLS_SYMBOL
     " points at. Attaches to the sys_enter tracepoint (BTF\n"
     "or raw; tracefs not needed). Prints 'vtctx-reader: attached' on stderr once live; SIGINT or\n"
-    "SIGTERM drains the ring buffer, prints a summary line on stderr and exits 0.\n"
+    "SIGTERM drains the ring buffer, prints a summary line on stderr and exits 0. A syscall the\n"
+    "kernel restarts (interrupted by a signal or a ptrace stop) can be reported twice.\n"
     "\n"
     "  --pid P          target process (all its threads)\n"
     "  --syscall NAMES  comma-separated syscall names or numbers (e.g. write,pwrite64), or 'all'\n"
@@ -163,6 +164,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
     return absl::InvalidArgumentError("--ringbuf-mb must be a power of two");
   }
 
+  // From here on SIGINT/SIGTERM end the run cleanly (a stop before attach exits right after it).
+  InstallStopHandlers();
   if (absl::Status s = CheckBpfAccess(); !s.ok()) return s;
   SetLibbpfVerbose(parsed->Has("verbose"));
   absl::StatusOr<ModuleResolution> target = ResolveTarget(*pid);
@@ -208,7 +211,6 @@ absl::Status RunSyscalls(std::span<char* const> args) {
       ring_buffer__new(bpf_map__fd(skel->maps.events), Consumer::OnEvent, &consumer, nullptr));
   if (!rb) return absl::InternalError(absl::StrCat("ring buffer: ", strerror(errno)));
 
-  InstallStopHandlers();
   setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
   if (parsed->Has("verbose")) {
     fprintf(stderr, "vtctx-reader: attached to sys_enter as %s\n", use_btf ? "tp_btf" : "raw_tp");
