@@ -20,7 +20,7 @@
  * every switch-out. (glibc never changes it behind the kernel's back with wrfsbase.) The BTF task
  * pointer is trusted, so this is a plain CO-RE-relocated load, not a probe-read helper call. */
 static __always_inline __u64 vtctx_thread_pointer(void) {
-  struct task_struct *task = bpf_get_current_task_btf();
+  struct task_struct* task = bpf_get_current_task_btf();
 #if defined(__TARGET_ARCH_x86)
   return task->thread.fsbase;
 #elif defined(__TARGET_ARCH_arm64)
