@@ -14,6 +14,10 @@
 
 namespace vtctx::reader {
 
+// How long the consumers sleep between ring-buffer reads when no wakeup comes (see
+// ringbufNotify.bpf.h): the latency of events on a quiet ring. 20 ms.
+inline constexpr int kPollIntervalMs = 20;
+
 // PermissionDenied unless we may load tracing programs (root, or CAP_BPF + CAP_PERFMON);
 // Unimplemented if the kernel has no BTF (/sys/kernel/btf/vmlinux), which CO-RE needs.
 absl::Status CheckBpfAccess();

@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "profile.h"
+#include "ringbufNotify.bpf.h"
 #include "tlsSlot.bpf.h"
 // clang-format on
 
@@ -77,7 +78,8 @@ static __always_inline int send_event(__u64 id, const struct vtctx_context* ctx)
   e->tgid = target_tgid;
   e->cpu = bpf_get_smp_processor_id();
   e->reserved = 0;
-  bpf_ringbuf_submit(e, 0);
+  bpf_ringbuf_submit(e,
+                     vtctx_submit_flags(&events, sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0)));
   return 0;
 }
 

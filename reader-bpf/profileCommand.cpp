@@ -266,6 +266,7 @@ absl::Status RunProfile(std::span<char* const> args) {
                                              : VTCTX_PROFILE_COUNTS;
   // Unused maps shrink to their minimum (one page of ring buffer, one stack slot).
   const __u32 ring_bytes = events ? static_cast<__u32>(*ringbuf_mb) << 20 : 4096;
+  skel->rodata->wakeup_bytes = ring_bytes / 4;
   const __u32 stack_slots = *format == "folded" ? 16384 : 1;
   if (bpf_map__set_max_entries(skel->maps.events, ring_bytes) != 0 ||
       bpf_map__set_max_entries(skel->maps.stacks, stack_slots) != 0) {
@@ -324,9 +325,12 @@ absl::Status RunProfile(std::span<char* const> args) {
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
   while (!StopRequested()) {
-    const int n = ring_buffer__poll(rb.get(), 100 /* ms */);
+    // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most
+    // one interval, then consume whatever is there.
+    int n = ring_buffer__poll(rb.get(), kPollIntervalMs);
+    if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb.get());
     if (n < 0 && n != -EINTR) {
-      return absl::InternalError(absl::StrCat("polling the ring buffer: ", strerror(-n)));
+      return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
     }
     fflush(stdout);
     const double now = NowSeconds();

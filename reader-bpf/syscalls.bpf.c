@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "syscalls.h"
+#include "ringbufNotify.bpf.h"
 #include "tlsSlot.bpf.h"
 // clang-format on
 
@@ -99,7 +100,8 @@ static __always_inline int on_sys_enter(struct pt_regs* regs, long nr, bool trus
     count(VTCTX_SC_DROPPED);
     return 0;
   }
-  bpf_ringbuf_submit(e, 0);
+  bpf_ringbuf_submit(e,
+                     vtctx_submit_flags(&events, sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0)));
   return 0;
 }
 

@@ -177,6 +177,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   skel->rodata->target_tgid = static_cast<__u32>(*pid);
   skel->rodata->vtctx_recipe = target->recipe;
   skel->rodata->floor_only = parsed->Has("bpf-floor");
+  skel->rodata->wakeup_bytes = (static_cast<__u64>(*ringbuf_mb) << 20) / 4;
   for (int nr : *syscalls) skel->rodata->syscall_mask[nr / 64] |= 1ull << (nr % 64);
   if (int err = bpf_map__set_max_entries(skel->maps.events, static_cast<__u32>(*ringbuf_mb) << 20);
       err != 0) {
@@ -225,9 +226,12 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
   while (!StopRequested()) {
-    const int n = ring_buffer__poll(rb.get(), 100 /* ms */);
+    // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most
+    // one interval, then consume whatever is there.
+    int n = ring_buffer__poll(rb.get(), kPollIntervalMs);
+    if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb.get());
     if (n < 0 && n != -EINTR) {
-      return absl::InternalError(absl::StrCat("polling the ring buffer: ", strerror(-n)));
+      return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
     }
     fflush(stdout);
     const double now = NowSeconds();
@@ -252,7 +256,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
     }
   }
 
-  // Drain what is already in the ring buffer, then summarise.
+  // Detach first so the counters are final, then drain what is already in the ring buffer.
+  syscalls_bpf__detach(skel.get());
   ring_buffer__consume(rb.get());
   fflush(stdout);
   const uint64_t matched = SumPerCpu(counters_fd, VTCTX_SC_MATCHED);
