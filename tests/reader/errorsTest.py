@@ -2,7 +2,7 @@
 """vtctx-reader's failure modes: each gives its own exit code and ONE line on stderr.
 
   2 usage   3 no such process   4 no permission   5 symbol not exported ("is the agent loaded?")
-  6 not resolved yet (retry)    7 unsupported access model
+  6 not resolved yet (retry)    7 unsupported access model, or a kernel without BTF
 and --help works for every command.
 """
 import argparse
@@ -103,6 +103,20 @@ def main():
         finally:
             libc.ptrace(PTRACE_DETACH, pid, None, None)
     with_process([args.writer, "--dlopen", args.tlsdesc_lib], already_traced)
+
+    # No BTF: hide /sys/kernel/btf in a private mount namespace.
+    def without_btf(pid):
+        for cmd in ("syscalls", "profile"):
+            extra = ["--syscall", "write"] if cmd == "syscalls" else []
+            got = subprocess.run(
+                ["unshare", "-m", "sh", "-c", 'mount -t tmpfs none /sys/kernel/btf && exec "$@"',
+                 "sh", r, cmd, "--pid", str(pid)] + extra,
+                capture_output=True, text=True, timeout=30)
+            lines = got.stderr.strip().splitlines()
+            check(got.returncode == 7 and len(lines) == 1 and "no BTF" in lines[0],
+                  f"{cmd} without BTF: exit {got.returncode}, stderr {lines!r}")
+            print(f"ok: {cmd} without BTF: exit 7: {lines[0]}")
+    with_process([args.writer, "--dlopen", args.tlsdesc_lib], without_btf)
 
     # No permission: an unprivileged user (nobody) inspecting a root process, or loading BPF.
     tmp = tempfile.mkdtemp()
