@@ -78,17 +78,6 @@ void SetLibbpfVerbose(bool verbose) {
   libbpf_set_print(LibbpfPrint);
 }
 
-std::string DescribeModule(const ModuleResolution& m) {
-  std::string where;
-  if (m.recipe.kind == VTCTX_SLOT_STATIC) {
-    where = absl::StrFormat("static TLS at tp%+d", m.recipe.tp_offset);
-  } else {
-    where = absl::StrFormat("dynamic TLS, DTV module %d offset %d", m.recipe.module_id,
-                            m.recipe.module_offset);
-  }
-  return absl::StrCat(m.path, ": ", AccessModelName(m.model), ", ", where);
-}
-
 absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid) {
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
   if (!memory.ok()) return ProcessAccessError(pid, memory.status());

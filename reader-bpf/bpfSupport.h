@@ -29,10 +29,6 @@ void SetLibbpfVerbose(bool verbose);
 // warning when several modules export the symbol with different slots.
 absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid);
 
-// One-line description of a module's resolution, e.g.
-// "/x/libvtctx.so: tlsdesc, static TLS at tp-152".
-std::string DescribeModule(const ModuleResolution& module);
-
 // SIGINT / SIGTERM set a flag (no SA_RESTART, so a blocking poll returns EINTR).
 void InstallStopHandlers();
 bool StopRequested();

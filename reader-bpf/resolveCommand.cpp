@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "bpfSupport.h"
 #include "cliArgs.h"
 #include "commands.h"
 #include "processMemory.h"

@@ -137,6 +137,17 @@ absl::StatusOr<vtctx_slot_recipe> ResolveRecipe(const ElfTlsExport& elf, const A
   return absl::InternalError("unknown access model");
 }
 
+std::string DescribeModule(const ModuleResolution& m) {
+  std::string where;
+  if (m.recipe.kind == VTCTX_SLOT_STATIC) {
+    where = absl::StrFormat("static TLS at tp%+d", m.recipe.tp_offset);
+  } else {
+    where = absl::StrFormat("dynamic TLS, DTV module %d offset %d", m.recipe.module_id,
+                            m.recipe.module_offset);
+  }
+  return absl::StrCat(m.path, ": ", AccessModelName(m.model), ", ", where);
+}
+
 absl::Status ProcessAccessError(pid_t pid, const absl::Status& cause) {
   if (absl::IsNotFound(cause) || (kill(pid, 0) != 0 && errno == ESRCH)) {
     return absl::NotFoundError(absl::StrCat("no such process: ", pid));

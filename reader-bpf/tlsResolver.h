@@ -46,6 +46,10 @@ struct Resolution {
 };
 absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory);
 
+// One-line description of a module's resolution, e.g.
+// "/x/libvtctx.so: tlsdesc, static TLS at tp-152".
+std::string DescribeModule(const ModuleResolution& module);
+
 // Turns an errno-based status from /proc or ptrace into the user-facing process errors.
 absl::Status ProcessAccessError(pid_t pid, const absl::Status& cause);
 
