@@ -1,0 +1,153 @@
+#include "bpfSupport.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "errnoStatus.h"
+#include "processMemory.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr int kCapSysAdmin = 21;
+constexpr int kCapPerfmon = 38;
+constexpr int kCapBpf = 39;
+
+std::atomic<bool> g_verbose{false};
+volatile sig_atomic_t g_stop = 0;
+
+int LibbpfPrint(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level == LIBBPF_DEBUG || (level == LIBBPF_INFO && !g_verbose.load())) return 0;
+  return vfprintf(stderr, format, args);
+}
+
+void OnStopSignal(int) { g_stop = 1; }
+
+// Effective capability set of this process, from /proc/self/status.
+uint64_t EffectiveCaps() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("CapEff:", 0) == 0) {
+      uint64_t caps = 0;
+      std::string hex = line.substr(7);
+      hex.erase(0, hex.find_first_not_of(" \t"));
+      if (absl::SimpleHexAtoi(hex, &caps)) return caps;
+    }
+  }
+  return 0;
+}
+
+bool SameSlots(const vtctx_slot_recipe& a, const vtctx_slot_recipe& b) {
+  return a.kind == b.kind && a.tp_offset == b.tp_offset && a.module_id == b.module_id &&
+         a.module_offset == b.module_offset;
+}
+
+}  // namespace
+
+absl::Status CheckBpfAccess() {
+  const uint64_t caps = EffectiveCaps();
+  auto has = [caps](int cap) { return (caps >> cap) & 1; };
+  if (!has(kCapSysAdmin) && !(has(kCapBpf) && has(kCapPerfmon))) {
+    return absl::PermissionDeniedError(
+        "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON); run with sudo");
+  }
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    return absl::UnimplementedError(
+        "the kernel has no BTF (/sys/kernel/btf/vmlinux missing); CO-RE programs cannot load "
+        "(needs CONFIG_DEBUG_INFO_BTF=y)");
+  }
+  return absl::OkStatus();
+}
+
+void SetLibbpfVerbose(bool verbose) {
+  g_verbose.store(verbose);
+  libbpf_set_print(LibbpfPrint);
+}
+
+absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid) {
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
+  if (!memory.ok()) return ProcessAccessError(pid, memory.status());
+  absl::StatusOr<Resolution> resolution = ResolveProcess(pid, **memory);
+  if (!resolution.ok()) return resolution.status();
+  for (const std::string& w : resolution->warnings) {
+    fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
+  }
+  const ModuleResolution& chosen = resolution->modules.front();
+  for (size_t i = 1; i < resolution->modules.size(); ++i) {
+    if (!SameSlots(chosen.recipe, resolution->modules[i].recipe)) {
+      fprintf(stderr,
+              "vtctx-reader: warning: %s also exports " VTCTX_TLS_SYMBOL
+              " with a different slot; following %s only\n",
+              resolution->modules[i].path.c_str(), chosen.path.c_str());
+    }
+  }
+  fprintf(stderr, "vtctx-reader: pid %d: %s\n", pid, DescribeModule(chosen).c_str());
+  return chosen;
+}
+
+void InstallStopHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: the poll loop must wake up
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool StopRequested() { return g_stop != 0; }
+
+uint64_t SumPerCpu(int map_fd, uint32_t key) {
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return 0;
+  std::vector<uint64_t> values(static_cast<size_t>(cpus));
+  if (bpf_map_lookup_elem(map_fd, &key, values.data()) != 0) return 0;
+  uint64_t sum = 0;
+  for (uint64_t v : values) sum += v;
+  return sum;
+}
+
+absl::StatusOr<int> EnableBpfRunTimeStats() {
+  const int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+  if (fd < 0) return ErrnoStatus(-fd, "bpf_enable_stats(BPF_STATS_RUN_TIME)");
+  return fd;
+}
+
+ProgramRunStats ReadProgramRunStats(int prog_fd) {
+  bpf_prog_info info{};
+  __u32 len = sizeof info;
+  if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0) return {};
+  return {info.run_cnt, info.run_time_ns};
+}
+
+double NowSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+bool ProcessAlive(pid_t pid) {
+  // A zombie still answers kill(pid, 0); its state letter in /proc/<pid>/stat says it is gone.
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
+  const char state = stat[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,57 @@
+// What every BPF subcommand shares: preflight checks with one-line reasons, libbpf logging, the
+// target's slot recipe, stop signals, per-CPU counters and kernel BPF run-time statistics.
+#ifndef VTCTX_READER_BPF_SUPPORT_H_
+#define VTCTX_READER_BPF_SUPPORT_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tlsResolver.h"
+
+namespace vtctx::reader {
+
+// How long the consumers sleep between ring-buffer reads when no wakeup comes (see
+// ringbufNotify.bpf.h): the latency of events on a quiet ring. 20 ms.
+inline constexpr int kPollIntervalMs = 20;
+
+// PermissionDenied unless we may load tracing programs (root, or CAP_BPF + CAP_PERFMON);
+// Unimplemented if the kernel has no BTF (/sys/kernel/btf/vmlinux), which CO-RE needs.
+absl::Status CheckBpfAccess();
+
+// libbpf's own messages go to stderr only with --verbose (warnings always).
+void SetLibbpfVerbose(bool verbose);
+
+// Resolves the slot recipe for the BPF programs, telling stderr which module was used and
+// warning when several modules export the symbol with different slots.
+absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid);
+
+// SIGINT / SIGTERM set a flag (no SA_RESTART, so a blocking poll returns EINTR).
+void InstallStopHandlers();
+bool StopRequested();
+
+// Sum over CPUs of entry `key` of a BPF_MAP_TYPE_PERCPU_ARRAY of u64.
+uint64_t SumPerCpu(int map_fd, uint32_t key);
+
+// Kernel BPF statistics of one program (run count and total run time, ns). Enabled for the life
+// of the returned fd by bpf_enable_stats(BPF_STATS_RUN_TIME), or by sysctl
+// kernel.bpf_stats_enabled.
+absl::StatusOr<int> EnableBpfRunTimeStats();
+struct ProgramRunStats {
+  uint64_t run_cnt = 0;
+  uint64_t run_time_ns = 0;
+};
+ProgramRunStats ReadProgramRunStats(int prog_fd);
+
+// Monotonic seconds.
+double NowSeconds();
+
+// True while `pid` exists.
+bool ProcessAlive(pid_t pid);
+
+}  // namespace vtctx::reader
+
+#endif  // VTCTX_READER_BPF_SUPPORT_H_

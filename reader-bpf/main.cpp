@@ -1,0 +1,85 @@
+// vtctx-reader: reads OTEP 4947 thread contexts (`otel_thread_ctx_v1`) of a live process.
+//
+// Exit codes: 0 ok; 1 other failure; 2 usage; 3 no such process; 4 no permission (ptrace, or
+// not root / no CAP_BPF for BPF); 5 the process does not export the symbol (agent not loaded);
+// 6 descriptor not resolved yet (retry); 7 unsupported (access model, kernel without BTF).
+#include <cstdio>
+#include <cstring>
+#include <span>
+
+#include "absl/strings/string_view.h"
+#include "commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: vtctx-reader <command> [options]\n"
+    "\n"
+    "Reads the OpenTelemetry thread context (OTEP 4947 `otel_thread_ctx_v1`) of a live process.\n"
+    "\n"
+    "commands:\n"
+    "  resolve   --pid P [--format text|json]\n"
+    "            how the TLS symbol resolves, then every thread's current record\n"
+    "  syscalls  --pid P --syscall write[,NAME|NR...] [--format text|json] [--duration S]\n"
+    "            one event per syscall entry, tagged with the calling thread's context (BPF)\n"
+    "  profile   --pid P [--hz 99] [--duration S] [--format table|json|folded]\n"
+    "            CPU samples tagged with trace/span (BPF)\n"
+    "\n"
+    "`vtctx-reader <command> --help` describes a command's options.\n";
+
+int ExitCode(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kOk:
+      return 0;
+    case absl::StatusCode::kInvalidArgument:
+      return 2;
+    case absl::StatusCode::kNotFound:
+      return 3;
+    case absl::StatusCode::kPermissionDenied:
+      return 4;
+    case absl::StatusCode::kFailedPrecondition:
+      return 5;
+    case absl::StatusCode::kUnavailable:
+      return 6;
+    case absl::StatusCode::kUnimplemented:
+      return 7;
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fputs(kUsage, stderr);
+    return 2;
+  }
+  const absl::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    fputs(kUsage, stdout);
+    return 0;
+  }
+  std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
+  absl::Status status;
+  if (command == "resolve") {
+    status = vtctx::reader::RunResolve(args);
+  } else if (command == "syscalls") {
+    status = vtctx::reader::RunSyscalls(args);
+  } else if (command == "profile") {
+    status = vtctx::reader::RunProfile(args);
+  } else {
+    fprintf(stderr, "vtctx-reader: unknown command '%s'\n%s", argv[1], kUsage);
+    return 2;
+  }
+  fflush(stdout);
+  if (!status.ok()) {
+    // One line: newlines inside a message would break "one-line reason" consumers.
+    std::string message(status.message());
+    for (char& c : message) {
+      if (c == '\n') c = ' ';
+    }
+    fprintf(stderr, "vtctx-reader: %s: %s\n", argv[1], message.c_str());
+  }
+  return ExitCode(status.code());
+}

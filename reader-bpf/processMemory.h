@@ -1,0 +1,45 @@
+// Reading another process's memory. MemoryReader is the seam the resolver and its tests share;
+// ProcessMemory reads a live process with process_vm_readv, falling back to /proc/<pid>/mem.
+#ifndef VTCTX_READER_PROCESS_MEMORY_H_
+#define VTCTX_READER_PROCESS_MEMORY_H_
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace vtctx::reader {
+
+class MemoryReader {
+ public:
+  virtual ~MemoryReader() = default;
+  // Reads exactly `size` bytes at `address` or fails (partial reads are failures).
+  virtual absl::Status Read(uint64_t address, void* out, size_t size) = 0;
+
+  absl::StatusOr<uint64_t> ReadU64(uint64_t address) {
+    uint64_t value = 0;
+    if (absl::Status s = Read(address, &value, sizeof value); !s.ok()) return s;
+    return value;
+  }
+};
+
+class ProcessMemory final : public MemoryReader {
+ public:
+  // Fails with NotFound / PermissionDenied if the process is gone / not ours to read.
+  static absl::StatusOr<std::unique_ptr<ProcessMemory>> Open(pid_t pid);
+  ~ProcessMemory() override;
+  absl::Status Read(uint64_t address, void* out, size_t size) override;
+
+ private:
+  ProcessMemory(pid_t pid, int mem_fd) : pid_(pid), mem_fd_(mem_fd) {}
+  pid_t pid_;
+  int mem_fd_;  // /proc/<pid>/mem, used when process_vm_readv is unavailable
+};
+
+}  // namespace vtctx::reader
+
+#endif  // VTCTX_READER_PROCESS_MEMORY_H_

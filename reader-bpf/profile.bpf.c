@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+/* CPU sampling: a perf event (cpu-clock at a chosen frequency, one per CPU) fires; if the
+ * interrupted task belongs to the target, its context is read and the sample is either counted
+ * in a per-CPU hash map (with stack ids for flame graphs) or sent as a ring-buffer event. */
+// vmlinux.h must come first: it defines the kernel types everything below uses.
+// clang-format off
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "profile.h"
+#include "ringbufNotify.bpf.h"
+#include "tlsSlot.bpf.h"
+// clang-format on
+
+#define VTCTX_EFAULT 14 /* bpf_get_stackid: no user stack (kernel thread) */
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u32 target_tgid = 0;
+const volatile struct vtctx_slot_recipe vtctx_recipe = {};
+const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
+/* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
+const volatile bool floor_only = false;
+
+/* Sizes are set by user space before load; unused maps are shrunk to their minimum. */
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 4 << 20);
+} events SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, 16384);
+  __type(key, struct vtctx_profile_key);
+  __type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+  __uint(max_entries, 16384);
+  __uint(key_size, sizeof(__u32));
+  __uint(value_size, VTCTX_MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, VTCTX_PC_COUNTERS);
+  __type(key, __u32);
+  __type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which) {
+  __u64* c = bpf_map_lookup_elem(&counters, &which);
+  if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
+}
+
+static __always_inline int send_event(__u64 id, const struct vtctx_context* ctx) {
+  struct vtctx_sample_event* e;
+  __u32 attrs = vtctx_attrs_wanted(ctx);
+
+  /* Constant reservation sizes, each filled in its own branch (the verifier checks the attrs
+   * copy against the size reserved on that path). */
+  if (attrs) {
+    e = bpf_ringbuf_reserve(&events, sizeof(*e) + VTCTX_ATTRS_MAX_SIZE, 0);
+    if (!e) return -1;
+    __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
+    e->ctx.attrs_len = vtctx_copy_attrs((void*)(e + 1), ctx, attrs);
+  } else {
+    e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+    if (!e) return -1;
+    __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
+  }
+  e->ts_ns = bpf_ktime_get_ns();
+  e->tid = (__u32)id;
+  e->tgid = target_tgid;
+  e->cpu = bpf_get_smp_processor_id();
+  e->reserved = 0;
+  bpf_ringbuf_submit(e,
+                     vtctx_submit_flags(&events, sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0)));
+  return 0;
+}
+
+static __always_inline int add_count(struct bpf_perf_event_data* pe,
+                                     const struct vtctx_context* ctx) {
+  struct vtctx_profile_key key = {};
+  __u64 one = 1, *value;
+
+  key.status = ctx->status;
+  if (ctx->status == VTCTX_CTX_OK) {
+    key.valid = ctx->header.valid;
+    if (ctx->header.valid == VTCTX_RECORD_VALID) {
+      __builtin_memcpy(key.trace_id, ctx->header.trace_id, sizeof(key.trace_id));
+      __builtin_memcpy(key.span_id, ctx->header.span_id, sizeof(key.span_id));
+      key.trace_flags = ctx->header.trace_flags;
+    }
+  }
+  key.user_stack_id = -1;
+  key.kernel_stack_id = -1;
+  if (mode == VTCTX_PROFILE_STACKS) {
+    /* User stack through frame pointers (the kernel's perf unwinder); kernel stack via ORC. */
+    key.user_stack_id = bpf_get_stackid(pe, &stacks, BPF_F_USER_STACK);
+    key.kernel_stack_id = bpf_get_stackid(pe, &stacks, 0);
+    if (key.user_stack_id < 0 && key.user_stack_id != -VTCTX_EFAULT) count(VTCTX_PC_STACK_LOST);
+  }
+  value = bpf_map_lookup_elem(&counts, &key);
+  if (value) {
+    *value += 1; /* this CPU's copy: no other writer while the program runs here */
+    return 0;
+  }
+  if (bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST) == 0) return 0;
+  /* Another CPU inserted the key meanwhile (EEXIST), or the map is full. */
+  value = bpf_map_lookup_elem(&counts, &key);
+  if (!value) return -1;
+  *value += 1;
+  return 0;
+}
+
+SEC("perf_event")
+int vtctx_sample(struct bpf_perf_event_data* pe) {
+  struct vtctx_context ctx = {};
+  __u64 id = bpf_get_current_pid_tgid();
+  int err;
+
+  if ((__u32)(id >> 32) != target_tgid) return 0;
+  count(VTCTX_PC_SAMPLES);
+  if (floor_only) return 0;
+  vtctx_read_context(&vtctx_recipe, &ctx);
+  err = mode == VTCTX_PROFILE_EVENTS ? send_event(id, &ctx) : add_count(pe, &ctx);
+  if (err) count(VTCTX_PC_DROPPED);
+  return 0;
+}

@@ -1,0 +1,397 @@
+// `vtctx-reader profile`: CPU sampling of the target with each sample tagged by the context of
+// the interrupted thread. A cpu-clock perf event per CPU (pid -1, filtered by tgid in BPF, so
+// threads created later are covered) fires at --hz; table ranks traces by CPU time, json prints
+// each sample, folded prints flame-graph input with trace/span as the root frames.
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "bpfSupport.h"
+#include "cliArgs.h"
+#include "commands.h"
+#include "profile.h"
+#include "profile.skel.h"
+#include "recordFormat.h"
+#include "symbolizer.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr char kHelp[] =
+    "usage: vtctx-reader profile --pid P [--hz 99] [--duration S] [--format table|json|folded]\n"
+    "                            [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
+    "\n"
+    "Samples the CPU use of process P (a cpu-clock perf event per CPU) and tags every sample with\n"
+    "the context (trace/span) the interrupted thread's " VTCTX_TLS_SYMBOL
+    " points at. Prints\n"
+    "'vtctx-reader: attached' on stderr once live; stops at SIGINT/SIGTERM, --duration or target\n"
+    "exit, then prints the result and a summary line on stderr.\n"
+    "\n"
+    "  --pid P          target process (all its threads)\n"
+    "  --hz N           samples per second of CPU time, per CPU (default 99)\n"
+    "  --duration S     stop after S seconds\n"
+    "  --format F       table (default): traces ranked by CPU time;\n"
+    "                   json: one object per sample (tid, cpu, ts_ns, record, valid, trace_id,\n"
+    "                   span_id, trace_flags, context);\n"
+    "                   folded: 'trace_<id>;span_<id>;frames... count' lines for flame graphs\n"
+    "                   (user stacks by frame pointers: run the JVM with "
+    "-XX:+PreserveFramePointer;\n"
+    "                   JIT frames are named from /tmp/perf-<pid>.map when present)\n"
+    "  --ringbuf-mb N   ring buffer size in MiB for --format json, a power of two (default 4)\n"
+    "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
+    "                   measure the fixed cost of a run with --bpf-stats\n"
+    "  --bpf-stats      enable kernel BPF run-time statistics and report ns per sample\n"
+    "  --verbose        libbpf diagnostics\n";
+
+constexpr FlagSpec kFlags[] = {{"pid", true},        {"hz", true},         {"duration", true},
+                               {"format", true},     {"ringbuf-mb", true}, {"bpf-stats", false},
+                               {"bpf-floor", false}, {"verbose", false}};
+constexpr absl::string_view kFormats[] = {"table", "json", "folded"};
+
+struct SkelDeleter {
+  void operator()(profile_bpf* skel) const { profile_bpf__destroy(skel); }
+};
+struct RingBufferDeleter {
+  void operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+};
+struct LinkDeleter {
+  void operator()(bpf_link* link) const { bpf_link__destroy(link); }  // also closes the perf fd
+};
+struct FdCloser {
+  void operator()(int* fd) const {
+    close(*fd);
+    delete fd;
+  }
+};
+
+// Per-sample output (--format json), straight from the ring buffer.
+struct EventPrinter {
+  uint64_t received = 0;
+  std::string line;
+
+  static int OnEvent(void* self, void* data, size_t size) {
+    auto* p = static_cast<EventPrinter*>(self);
+    if (size < sizeof(vtctx_sample_event)) return 0;  // cannot happen: BPF reserves whole events
+    const auto* e = static_cast<const vtctx_sample_event*>(data);
+    const std::span<const uint8_t> attrs{reinterpret_cast<const uint8_t*>(e + 1),
+                                         std::min<size_t>(e->ctx.attrs_len, size - sizeof *e)};
+    const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header, attrs};
+    p->received++;
+    p->line.clear();
+    absl::StrAppend(&p->line, "{\"ts_ns\":", e->ts_ns, ",\"pid\":", e->tgid, ",\"tid\":", e->tid,
+                    ",\"cpu\":", e->cpu, ",");
+    AppendContextJson(p->line, ctx);
+    p->line += "}\n";
+    fwrite(p->line.data(), 1, p->line.size(), stdout);
+    return 0;
+  }
+};
+
+// One entry of the in-kernel aggregation, summed over CPUs.
+struct Count {
+  vtctx_profile_key key;
+  uint64_t samples;
+};
+
+std::vector<Count> ReadCounts(int map_fd) {
+  std::vector<Count> out;
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return out;
+  std::vector<uint64_t> values(static_cast<size_t>(cpus));
+  vtctx_profile_key key{};
+  vtctx_profile_key next{};
+  vtctx_profile_key* prev = nullptr;
+  while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+    if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
+      uint64_t sum = 0;
+      for (uint64_t v : values) sum += v;
+      out.push_back({next, sum});
+    }
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
+std::string KeyTrace(const vtctx_profile_key& k) {
+  ContextView ctx;
+  ctx.status = k.status;
+  ctx.header.valid = k.valid;
+  std::memcpy(ctx.header.trace_id, k.trace_id, sizeof k.trace_id);
+  return TraceIdHex(ctx);
+}
+
+std::string KeySpan(const vtctx_profile_key& k) {
+  ContextView ctx;
+  ctx.status = k.status;
+  ctx.header.valid = k.valid;
+  std::memcpy(ctx.header.span_id, k.span_id, sizeof k.span_id);
+  return SpanIdHex(ctx);
+}
+
+uint64_t TotalSamples(const std::vector<Count>& counts) {
+  uint64_t total = 0;
+  for (const Count& c : counts) total += c.samples;
+  return total;
+}
+
+void PrintTable(const std::vector<Count>& counts, long hz, pid_t pid, double seconds) {
+  struct TraceRow {
+    uint64_t samples = 0;
+    std::set<std::string> spans;
+  };
+  std::map<std::string, TraceRow> rows;
+  for (const Count& c : counts) {
+    TraceRow& row = rows[KeyTrace(c.key)];
+    row.samples += c.samples;
+    if (std::string span = KeySpan(c.key); !span.empty()) row.spans.insert(span);
+  }
+  std::vector<std::pair<std::string, TraceRow>> ranked(rows.begin(), rows.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second.samples > b.second.samples;
+  });
+  const uint64_t total = TotalSamples(counts);
+  std::string out =
+      absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s\n", pid, total, hz, seconds);
+  absl::StrAppendFormat(&out, "%-5s %8s %10s %7s %6s  %s\n", "RANK", "SAMPLES", "CPU_MS", "SHARE",
+                        "SPANS", "TRACE_ID");
+  int rank = 0;
+  for (const auto& [trace, row] : ranked) {
+    const double cpu_ms = static_cast<double>(row.samples) * 1000.0 / static_cast<double>(hz);
+    const double share =
+        total > 0 ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(total) : 0;
+    if (trace.empty()) {
+      absl::StrAppendFormat(&out, "%-5s %8d %10.1f %6.1f%% %6s  %s\n", "-", row.samples, cpu_ms,
+                            share, "-", "(no context)");
+    } else {
+      absl::StrAppendFormat(&out, "%-5d %8d %10.1f %6.1f%% %6d  %s\n", ++rank, row.samples, cpu_ms,
+                            share, row.spans.size(), trace);
+    }
+  }
+  fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// Frames of stack `id` (innermost first), or a placeholder frame when the stack was lost.
+std::vector<uint64_t> ReadStack(int stacks_fd, int32_t id) {
+  std::vector<uint64_t> ips(VTCTX_MAX_STACK_DEPTH, 0);
+  if (id < 0 || bpf_map_lookup_elem(stacks_fd, &id, ips.data()) != 0) return {};
+  size_t n = 0;
+  while (n < ips.size() && ips[n] != 0) ++n;
+  ips.resize(n);
+  return ips;
+}
+
+void PrintFolded(const std::vector<Count>& counts, int stacks_fd, Symbolizer& symbols) {
+  std::map<std::string, uint64_t> folded;
+  for (const Count& c : counts) {
+    const std::string trace = KeyTrace(c.key);
+    const std::string span = KeySpan(c.key);
+    std::string line = trace.empty()
+                           ? std::string("no_context")
+                           : absl::StrCat("trace_", trace, ";span_", span.empty() ? "none" : span);
+    // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
+    const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
+    const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
+    if (user.empty() && c.key.user_stack_id != -1 && c.key.user_stack_id != -14) {
+      line += ";[stack lost]";
+    }
+    for (size_t i = user.size(); i-- > 0;) {
+      absl::StrAppend(&line, ";", symbols.User(user[i], /*return_address=*/i != 0));
+    }
+    for (size_t i = kernel.size(); i-- > 0;) {
+      absl::StrAppend(&line, ";", symbols.Kernel(kernel[i]));
+    }
+    folded[line] += c.samples;
+  }
+  std::string out;
+  for (const auto& [stack, n] : folded) absl::StrAppend(&out, stack, " ", n, "\n");
+  fwrite(out.data(), 1, out.size(), stdout);
+}
+
+}  // namespace
+
+absl::Status RunProfile(std::span<char* const> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(parsed.status().message(), " (see vtctx-reader profile --help)"));
+  }
+  if (parsed->Has("help")) {
+    fputs(kHelp, stdout);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<pid_t> pid = parsed->Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<long> hz = parsed->Integer("hz", 99, 1, 100000);
+  if (!hz.ok()) return hz.status();
+  absl::StatusOr<double> duration = parsed->Seconds("duration");
+  if (!duration.ok()) return duration.status();
+  absl::StatusOr<std::string> format = parsed->Choice("format", kFormats);
+  if (!format.ok()) return format.status();
+  absl::StatusOr<long> ringbuf_mb = parsed->Integer("ringbuf-mb", 4, 1, 1024);
+  if (!ringbuf_mb.ok()) return ringbuf_mb.status();
+  if ((*ringbuf_mb & (*ringbuf_mb - 1)) != 0) {
+    return absl::InvalidArgumentError("--ringbuf-mb must be a power of two");
+  }
+
+  // From here on SIGINT/SIGTERM end the run cleanly (a stop before attach exits right after it).
+  InstallStopHandlers();
+  if (absl::Status s = CheckBpfAccess(); !s.ok()) return s;
+  SetLibbpfVerbose(parsed->Has("verbose"));
+  absl::StatusOr<ModuleResolution> target = ResolveTarget(*pid);
+  if (!target.ok()) return target.status();
+
+  std::unique_ptr<profile_bpf, SkelDeleter> skel(profile_bpf__open());
+  if (!skel) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
+  skel->rodata->target_tgid = static_cast<__u32>(*pid);
+  skel->rodata->vtctx_recipe = target->recipe;
+  skel->rodata->floor_only = parsed->Has("bpf-floor");
+  const bool events = *format == "json";
+  skel->rodata->mode = events                ? VTCTX_PROFILE_EVENTS
+                       : *format == "folded" ? VTCTX_PROFILE_STACKS
+                                             : VTCTX_PROFILE_COUNTS;
+  // Unused maps shrink to their minimum (one page of ring buffer, one stack slot).
+  const __u32 ring_bytes = events ? static_cast<__u32>(*ringbuf_mb) << 20 : 4096;
+  skel->rodata->wakeup_bytes = ring_bytes / 4;
+  const __u32 stack_slots = *format == "folded" ? 16384 : 1;
+  if (bpf_map__set_max_entries(skel->maps.events, ring_bytes) != 0 ||
+      bpf_map__set_max_entries(skel->maps.stacks, stack_slots) != 0) {
+    return absl::InternalError("sizing the BPF maps failed");
+  }
+  std::unique_ptr<int, FdCloser> stats_fd;
+  if (parsed->Has("bpf-stats")) {
+    absl::StatusOr<int> fd = EnableBpfRunTimeStats();
+    if (!fd.ok()) return fd.status();
+    stats_fd.reset(new int(*fd));
+  }
+  if (int err = profile_bpf__load(skel.get()); err != 0) {
+    return absl::InternalError(absl::StrCat("loading BPF programs: ", strerror(-err),
+                                            " (rerun with --verbose for the verifier log)"));
+  }
+
+  // One sampling event per online CPU.
+  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links;
+  const int cpus = libbpf_num_possible_cpus();
+  for (int cpu = 0; cpu < cpus; ++cpu) {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    attr.freq = 1;
+    attr.sample_freq = static_cast<__u64>(*hz);
+    const int fd =
+        static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+    if (fd < 0) {
+      if (errno == ENODEV) continue;  // offline CPU
+      return absl::InternalError(
+          absl::StrCat("perf_event_open on CPU ", cpu, ": ", strerror(errno)));
+    }
+    bpf_link* link = bpf_program__attach_perf_event(skel->progs.vtctx_sample, fd);
+    if (link == nullptr) {
+      const int err = errno;
+      close(fd);
+      return absl::InternalError(absl::StrCat("attaching to CPU ", cpu, ": ", strerror(err)));
+    }
+    links.emplace_back(link);
+  }
+  if (links.empty()) return absl::InternalError("no online CPU to sample");
+
+  EventPrinter printer;
+  std::unique_ptr<ring_buffer, RingBufferDeleter> rb(
+      ring_buffer__new(bpf_map__fd(skel->maps.events), EventPrinter::OnEvent, &printer, nullptr));
+  if (!rb) return absl::InternalError(absl::StrCat("ring buffer: ", strerror(errno)));
+
+  setvbuf(stdout, nullptr, _IOFBF, 1 << 20);
+  fprintf(stderr, "vtctx-reader: attached\n");
+  fflush(stderr);
+
+  const int counters_fd = bpf_map__fd(skel->maps.counters);
+  const double start = NowSeconds();
+  double next_check = start + 1.0;
+  uint64_t reported_drops = 0;
+  std::string stop_reason = "signal";
+  while (!StopRequested()) {
+    // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most
+    // one interval, then consume whatever is there.
+    int n = ring_buffer__poll(rb.get(), kPollIntervalMs);
+    if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb.get());
+    if (n < 0 && n != -EINTR) {
+      return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
+    }
+    fflush(stdout);
+    const double now = NowSeconds();
+    if (*duration > 0 && now - start >= *duration) {
+      stop_reason = "duration";
+      break;
+    }
+    if (now >= next_check) {
+      next_check = now + 1.0;
+      const uint64_t drops = SumPerCpu(counters_fd, VTCTX_PC_DROPPED);
+      if (drops > reported_drops) {
+        fprintf(stderr,
+                "vtctx-reader: warning: %llu samples dropped so far (ring buffer or aggregation "
+                "map full)\n",
+                static_cast<unsigned long long>(drops));
+        reported_drops = drops;
+      }
+      if (!ProcessAlive(*pid)) {
+        stop_reason = "target exited";
+        break;
+      }
+    }
+  }
+  links.clear();  // stop sampling before draining
+  ring_buffer__consume(rb.get());
+  const double seconds = NowSeconds() - start;
+
+  uint64_t delivered = printer.received;
+  if (!events) {
+    const std::vector<Count> counts = ReadCounts(bpf_map__fd(skel->maps.counts));
+    delivered = TotalSamples(counts);
+    if (*format == "folded") {
+      Symbolizer symbols(*pid);  // while the target (normally) still runs
+      PrintFolded(counts, bpf_map__fd(skel->maps.stacks), symbols);
+    } else {
+      PrintTable(counts, *hz, *pid, seconds);
+    }
+  }
+  fflush(stdout);
+
+  const uint64_t taken = SumPerCpu(counters_fd, VTCTX_PC_SAMPLES);  // includes dropped ones
+  const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_PC_DROPPED);
+  std::string summary =
+      absl::StrFormat("vtctx-reader: summary: samples=%d matched=%d dropped=%d (%s, %.1f s)",
+                      delivered, taken, dropped, stop_reason, seconds);
+  if (const uint64_t lost = SumPerCpu(counters_fd, VTCTX_PC_STACK_LOST); lost > 0) {
+    absl::StrAppendFormat(&summary, " stacks_lost=%d", lost);
+  }
+  const ProgramRunStats stats = ReadProgramRunStats(bpf_program__fd(skel->progs.vtctx_sample));
+  if (stats.run_cnt > 0) {
+    absl::StrAppendFormat(
+        &summary, " bpf_runs=%d bpf_run_time_ns=%d bpf_ns_per_run=%.1f", stats.run_cnt,
+        stats.run_time_ns,
+        static_cast<double>(stats.run_time_ns) / static_cast<double>(stats.run_cnt));
+    if (taken > 0) {
+      absl::StrAppendFormat(&summary, " bpf_ns_per_sample_max=%.1f",
+                            static_cast<double>(stats.run_time_ns) / static_cast<double>(taken));
+    }
+  }
+  fprintf(stderr, "%s\n", summary.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace vtctx::reader

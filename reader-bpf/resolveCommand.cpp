@@ -1,0 +1,131 @@
+// `vtctx-reader resolve`: how `otel_thread_ctx_v1` resolves in a process, then each thread's
+// current record, read with the thread stopped (threadSnapshot.h).
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "cliArgs.h"
+#include "commands.h"
+#include "processMemory.h"
+#include "recordFormat.h"
+#include "threadSnapshot.h"
+#include "tlsResolver.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr char kHelp[] =
+    "usage: vtctx-reader resolve --pid P [--format text|json]\n"
+    "\n"
+    "Finds every mapped ELF of process P that exports " VTCTX_TLS_SYMBOL
+    " in .dynsym, classifies its\n"
+    "TLS access model from the relocations naming it, and prints each thread's current record.\n"
+    "Each thread is stopped (ptrace) while its slot and record are read, then resumed.\n"
+    "\n"
+    "  --pid P          target process\n"
+    "  --format F       text (default) or json: one object per module (library, access_model,\n"
+    "                   tls, tls_offset or module_id/offset), then one per thread (tid, record,\n"
+    "                   valid, trace_id, span_id, trace_flags, ...)\n";
+
+constexpr FlagSpec kFlags[] = {{"pid", true}, {"format", true}};
+constexpr absl::string_view kFormats[] = {"text", "json"};
+
+std::string ModuleJson(const ModuleResolution& m) {
+  std::string out = "{\"library\":";
+  AppendJsonString(out, m.path);
+  absl::StrAppendFormat(&out, ",\"load_bias\":\"0x%x\",\"main_executable\":%s", m.load_bias,
+                        m.main_executable ? "true" : "false");
+  absl::StrAppend(&out, ",\"access_model\":\"", AccessModelName(m.model), "\"");
+  if (m.recipe.kind == VTCTX_SLOT_STATIC) {
+    absl::StrAppend(&out, ",\"tls\":\"static\",\"tls_offset\":", m.recipe.tp_offset);
+  } else {
+    absl::StrAppend(&out, ",\"tls\":\"dynamic\",\"module_id\":", m.recipe.module_id,
+                    ",\"offset\":", m.recipe.module_offset,
+                    ",\"generation\":", m.recipe.min_generation);
+  }
+  out += '}';
+  return out;
+}
+
+std::string ThreadJson(const ThreadSnapshot& t) {
+  std::string out = absl::StrCat("{\"tid\":", t.tid, ",\"name\":");
+  AppendJsonString(out, t.name);
+  out += ",\"thread_pointer\":\"";
+  if (t.thread_pointer != 0) absl::StrAppendFormat(&out, "0x%x", t.thread_pointer);
+  out += "\",\"slot\":\"";
+  if (t.slot != 0) absl::StrAppendFormat(&out, "0x%x", t.slot);
+  out += "\",";
+  AppendContextJson(out, t.View());
+  if (!t.note.empty()) {
+    out += ",\"note\":";
+    AppendJsonString(out, t.note);
+  }
+  out += '}';
+  return out;
+}
+
+std::string ThreadText(const ThreadSnapshot& t) {
+  std::string out = absl::StrFormat("  %-8d %-16s ", t.tid, t.name);
+  out += t.slot != 0 ? absl::StrFormat("0x%-14x ", t.slot) : absl::StrFormat("%-16s ", "-");
+  out += t.record != 0 ? absl::StrFormat("0x%-14x ", t.record) : absl::StrFormat("%-16s ", "-");
+  AppendContextText(out, t.View());
+  if (!t.note.empty()) absl::StrAppend(&out, " [", t.note, "]");
+  return out;
+}
+
+}  // namespace
+
+absl::Status RunResolve(std::span<char* const> args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(parsed.status().message(), " (see vtctx-reader resolve --help)"));
+  }
+  if (parsed->Has("help")) {
+    fputs(kHelp, stdout);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<pid_t> pid = parsed->Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<std::string> format = parsed->Choice("format", kFormats);
+  if (!format.ok()) return format.status();
+  const bool json = *format == "json";
+
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(*pid);
+  if (!memory.ok()) return ProcessAccessError(*pid, memory.status());
+  absl::StatusOr<Resolution> resolution = ResolveProcess(*pid, **memory);
+  if (!resolution.ok()) return resolution.status();
+  for (const std::string& w : resolution->warnings) {
+    fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
+  }
+  // Threads are read through the first module's slot; others are listed (stderr warns if they
+  // locate a different slot, which only happens with isolated namespaces such as RTLD_LOCAL
+  // copies or dlmopen).
+  const ModuleResolution& chosen = resolution->modules.front();
+  absl::StatusOr<std::vector<ThreadSnapshot>> threads =
+      SnapshotThreads(*pid, chosen.recipe, **memory);
+  if (!threads.ok()) return threads.status();
+
+  std::string out;
+  if (json) {
+    for (const ModuleResolution& m : resolution->modules)
+      absl::StrAppend(&out, ModuleJson(m), "\n");
+    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadJson(t), "\n");
+  } else {
+    absl::StrAppend(&out, "pid ", *pid, ": " VTCTX_TLS_SYMBOL " resolved\n");
+    for (const ModuleResolution& m : resolution->modules) {
+      absl::StrAppendFormat(&out, "  %s (load bias 0x%x%s)\n", DescribeModule(m), m.load_bias,
+                            m.main_executable ? ", main executable" : "");
+    }
+    absl::StrAppend(&out, "threads (each stopped while read):\n");
+    absl::StrAppendFormat(&out, "  %-8s %-16s %-16s %-16s %s\n", "TID", "NAME", "SLOT", "RECORD",
+                          "CONTEXT");
+    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadText(t), "\n");
+  }
+  fwrite(out.data(), 1, out.size(), stdout);
+  return absl::OkStatus();
+}
+
+}  // namespace vtctx::reader

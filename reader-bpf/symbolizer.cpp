@@ -1,0 +1,201 @@
+#include "symbolizer.h"
+
+#include <cxxabi.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "elfSymbols.h"
+
+namespace vtctx::reader {
+namespace {
+
+std::string Demangle(const char* name) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || demangled == nullptr) return name;
+  std::string out(demangled);
+  std::free(demangled);
+  return out;
+}
+
+// Folded stacks separate frames with ';' and the count with the last space.
+std::string FoldSafe(std::string name) {
+  std::replace(name.begin(), name.end(), ';', ':');
+  std::replace(name.begin(), name.end(), '\n', ' ');
+  return name;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Function symbols of an ELF file: .symtab if present (not stripped), else .dynsym.
+void LoadElfFunctions(const std::string& path, SymbolTable& table) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf == nullptr) {
+    close(fd);
+    return;
+  }
+  for (Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != wanted || sh.sh_entsize == 0) continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      if (data == nullptr) continue;
+      const size_t count = data->d_size / sh.sh_entsize;
+      for (size_t i = 0; i < count; ++i) {
+        GElf_Sym sym;
+        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF) continue;
+        const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+        if (name == nullptr || *name == '\0') continue;
+        table.Add(sym.st_value, sym.st_size, Demangle(name));
+      }
+    }
+    if (!table.empty()) break;
+  }
+  elf_end(elf);
+  close(fd);
+}
+
+}  // namespace
+
+void SymbolTable::Add(uint64_t start, uint64_t size, std::string name) {
+  ranges_.push_back({start, size, std::move(name)});
+}
+
+void SymbolTable::Finish() {
+  std::sort(ranges_.begin(), ranges_.end(),
+            [](const SymbolRange& a, const SymbolRange& b) { return a.start < b.start; });
+}
+
+const SymbolRange* SymbolTable::Find(uint64_t address) const {
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), address,
+                             [](uint64_t a, const SymbolRange& r) { return a < r.start; });
+  if (it == ranges_.begin()) return nullptr;
+  --it;
+  if (it->size != 0 && address >= it->start + it->size) return nullptr;
+  return &*it;
+}
+
+SymbolTable ParsePerfMap(absl::string_view text) {
+  SymbolTable table;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    // "START SIZE name with spaces"
+    const size_t a = line.find(' ');
+    if (a == absl::string_view::npos) continue;
+    const size_t b = line.find(' ', a + 1);
+    if (b == absl::string_view::npos) continue;
+    uint64_t start = 0, size = 0;
+    absl::string_view start_text = line.substr(0, a);
+    absl::string_view size_text = line.substr(a + 1, b - a - 1);
+    if (absl::StartsWith(start_text, "0x")) start_text.remove_prefix(2);
+    if (absl::StartsWith(size_text, "0x")) size_text.remove_prefix(2);
+    if (!absl::SimpleHexAtoi(start_text, &start) || !absl::SimpleHexAtoi(size_text, &size))
+      continue;
+    table.Add(start, size, std::string(line.substr(b + 1)));
+  }
+  table.Finish();
+  return table;
+}
+
+Symbolizer::Symbolizer(pid_t pid) : pid_(pid) {
+  absl::StatusOr<std::vector<Mapping>> maps = ReadMaps(pid);
+  if (!maps.ok()) return;
+  files_ = GroupMappedFiles(*maps);
+  for (const Mapping& m : *maps) {
+    if (!m.IsFile()) anonymous_.push_back(m);
+  }
+}
+
+const SymbolTable& Symbolizer::FileSymbols(const MappedFile& file) {
+  auto& slot = file_symbols_[file.path];
+  if (!slot) {
+    slot = std::make_unique<SymbolTable>();
+    LoadElfFunctions(absl::StrCat("/proc/", pid_, "/root", file.path), *slot);
+    if (slot->empty()) LoadElfFunctions(file.path, *slot);  // the process may be gone by now
+    slot->Finish();
+  }
+  return *slot;
+}
+
+std::string Symbolizer::User(uint64_t address, bool return_address) {
+  const uint64_t lookup = return_address && address > 0 ? address - 1 : address;
+  for (const MappedFile& file : files_) {
+    for (const Mapping& m : file.mappings) {
+      if (lookup < m.start || lookup >= m.end) continue;
+      auto bias = file_bias_.find(file.path + "@" + std::to_string(file.mappings.front().start));
+      uint64_t load_bias = 0;
+      if (bias == file_bias_.end()) {
+        absl::StatusOr<ElfTlsExport> elf =
+            ReadTlsExportFromFile(absl::StrCat("/proc/", pid_, "/root", file.path), "");
+        load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
+        file_bias_[file.path + "@" + std::to_string(file.mappings.front().start)] = load_bias;
+      } else {
+        load_bias = bias->second;
+      }
+      if (const SymbolRange* sym = FileSymbols(file).Find(lookup - load_bias)) {
+        return FoldSafe(sym->name);
+      }
+      return FoldSafe(absl::StrFormat("%s+0x%x", BaseName(file.path), lookup - load_bias));
+    }
+  }
+  if (!perf_map_) {
+    perf_map_ = std::make_unique<SymbolTable>(
+        ParsePerfMap(ReadWholeFile(absl::StrCat("/tmp/perf-", pid_, ".map"))));
+  }
+  if (const SymbolRange* sym = perf_map_->Find(lookup)) return FoldSafe(sym->name);
+  for (const Mapping& m : anonymous_) {
+    if (lookup >= m.start && lookup < m.end) {
+      return m.path.empty() ? "[anon]" : FoldSafe(m.path);
+    }
+  }
+  return "[unknown]";
+}
+
+std::string Symbolizer::Kernel(uint64_t address) {
+  if (!kallsyms_) {
+    kallsyms_ = std::make_unique<SymbolTable>();
+    std::ifstream in("/proc/kallsyms");
+    std::string line;
+    while (std::getline(in, line)) {
+      std::vector<absl::string_view> f =
+          absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+      uint64_t start = 0;
+      if (f.size() < 3 || !absl::SimpleHexAtoi(f[0], &start) || start == 0) continue;
+      const char type = f[1].empty() ? ' ' : f[1][0];
+      if (type != 't' && type != 'T' && type != 'w' && type != 'W') continue;
+      kallsyms_->Add(start, 0, std::string(f[2]));
+    }
+    kallsyms_->Finish();
+  }
+  if (const SymbolRange* sym = kallsyms_->Find(address)) return FoldSafe(sym->name + "_[k]");
+  return "[kernel]";
+}
+
+}  // namespace vtctx::reader

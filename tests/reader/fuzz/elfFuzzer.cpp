@@ -1,0 +1,49 @@
+// libFuzzer target for the reader's ELF handling: parsing (.dynsym lookup, relocations, program
+// headers), access-model classification, and the interpretation of the words the dynamic linker
+// would have written (read here from the input itself). Any input must give a Status, never a
+// crash, hang or sanitizer report.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "elfSymbols.h"
+#include "procMaps.h"
+#include "tlsModel.h"
+#include "tlsResolver.h"
+#include "vtctx/record.h"
+
+namespace {
+
+// "Process memory" made of the fuzz input: address a is input byte a.
+class InputMemory final : public vtctx::reader::MemoryReader {
+ public:
+  InputMemory(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  absl::Status Read(uint64_t address, void* out, size_t size) override {
+    if (address > size_ || size > size_ - address) return absl::OutOfRangeError("outside input");
+    std::memcpy(out, data_ + address, size);
+    return absl::OkStatus();
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace vtctx::reader;
+  absl::StatusOr<ElfTlsExport> elf = ReadTlsExportFromMemory({data, size}, VTCTX_TLS_SYMBOL);
+  if (!elf.ok()) return 0;
+  // Load bias against a plausible mapping of the file.
+  MappedFile file{"/fuzz", 1, 1, 1, {{0x10000, 0x20000, 0, 1, 1, 1, true, true, "/fuzz"}}};
+  (void)LoadBias(file, elf->loads);
+  for (bool executable : {false, true}) {
+    absl::StatusOr<AccessPlan> plan = PlanAccess(*elf, executable, HostArch());
+    if (!plan.ok()) continue;
+    InputMemory memory(data, size);
+    absl::StatusOr<vtctx_slot_recipe> recipe = ResolveRecipe(*elf, *plan, 0, memory, HostArch());
+    if (recipe.ok()) (void)SlotAddress(*recipe, 8, memory);
+  }
+  return 0;
+}

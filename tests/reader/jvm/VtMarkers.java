@@ -1,0 +1,102 @@
+import io.vtctx.internal.AgentNatives;
+import java.io.BufferedReader;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Marker writer for the reader's JVM test. Each of N virtual threads publishes its own context
+ * into its OTEP 4947 record (through the agent's direct buffer, with the in-place protocol) and
+ * then makes one write syscall of (BASE + marker) bytes to /dev/null; between markers it yields,
+ * parks or hands off through a SynchronousQueue, so it unmounts and usually moves to another
+ * carrier. The test maps a write's byte count back to the marker and checks that vtctx-reader
+ * saw exactly the context published for it.
+ *
+ * <p>Context of marker m written by virtual thread i: trace_id = 76746374 %08x(i) %016x(m),
+ * span_id = %016x(m ^ 0x5a5a5a5a5a5a5a5aL), trace_flags = 01.
+ *
+ * <p>Protocol: prints {"event":"ready",...}; waits for "go" on stdin; runs; prints
+ * {"event":"done",...}; waits for "quit".
+ */
+public final class VtMarkers {
+  static final int BASE = 20000;
+
+  public static void main(String[] args) throws Exception {
+    final int threads = Integer.parseInt(args[0]);
+    final int iterations = Integer.parseInt(args[1]);
+    if (!AgentNatives.isActive()) {
+      System.err.println("VtMarkers: the vtctx agent is not active");
+      System.exit(3);
+    }
+    final byte[] buf = new byte[BASE + threads * iterations];
+    System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
+        + ",\"base\":" + BASE + ",\"record_size\":" + AgentNatives.recordSize() + "}");
+    System.out.flush();
+    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
+    if (!"go".equals(stdin.readLine())) System.exit(2);
+
+    final SynchronousQueue<Integer> handoff = new SynchronousQueue<>();
+    Thread[] vts = new Thread[threads];
+    final Throwable[] failure = new Throwable[1];
+    for (int t = 0; t < threads; t++) {
+      final int index = t;
+      vts[t] = Thread.ofVirtual().name("vt-" + t).start(() -> {
+        try {
+          run(index, iterations, buf, handoff);
+        } catch (Throwable e) {
+          synchronized (failure) {
+            failure[0] = e;
+          }
+        }
+      });
+    }
+    for (Thread vt : vts) vt.join();
+    if (failure[0] != null) {
+      failure[0].printStackTrace();
+      System.exit(1);
+    }
+    System.out.println("{\"event\":\"done\",\"markers\":" + threads * iterations + "}");
+    System.out.flush();
+    stdin.readLine();  // "quit"
+  }
+
+  static void run(int index, int iterations, byte[] buf, SynchronousQueue<Integer> handoff)
+      throws IOException, InterruptedException {
+    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    if (record == null) throw new IllegalStateException("no record for " + Thread.currentThread());
+    try (FileOutputStream out = new FileOutputStream("/dev/null")) {
+      for (int j = 0; j < iterations; j++) {
+        final int marker = index * iterations + j;
+        publish(record, index, marker);
+        out.write(buf, 0, BASE + marker);  // one write(2) of BASE + marker bytes
+        switch (j % 4) {
+          case 0 -> Thread.yield();
+          case 1 -> LockSupport.parkNanos(20_000);
+          case 2 -> {
+            // Pair up with another virtual thread: whoever waits parks (unmounts).
+            if (handoff.offer(marker)) break;
+            handoff.poll(50, java.util.concurrent.TimeUnit.MICROSECONDS);
+          }
+          default -> Thread.sleep(0, 1);
+        }
+      }
+    }
+  }
+
+  /** In-place rewrite: valid=0, payload, valid=1, fenced so the stores stay in that order. */
+  static void publish(ByteBuffer record, int index, int marker) {
+    record.put(24, (byte) 0);
+    VarHandle.storeStoreFence();
+    record.putLong(0, 0x7674637400000000L | (index & 0xffffffffL));
+    record.putLong(8, marker);
+    record.putLong(16, marker ^ 0x5a5a5a5a5a5a5a5aL);
+    record.put(25, (byte) 1);
+    record.putShort(26, (short) 0);
+    VarHandle.storeStoreFence();
+    record.put(24, (byte) 1);
+  }
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""`profile --format folded` on a JVM with the real agent: virtual threads burn CPU in
+VtSpin.spinEven (even index) or VtSpin.spinOdd (odd index) and hop carriers between bursts.
+Checks that
+  - JIT frames are named from /tmp/perf-<pid>.map (written by `jcmd <pid> Compiler.perfmap`):
+    both spin methods appear in the folded stacks, which only the perf map can name;
+  - every stack whose innermost VtSpin frame is spinEven/spinOdd sits under the trace and span
+    of a virtual thread of the same parity (the context and the stack agree), none without one.
+
+  jvmProfileTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from readerHarness import LineReader, StreamingReader, check, require_root
+
+TRACE = re.compile(r"^trace_7370696e([0-9a-f]{8})0{16};span_([0-9a-f]{16})$")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reader", required=True)
+    parser.add_argument("--java", required=True)
+    parser.add_argument("--jcmd", required=True)
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--classes", required=True)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--millis", type=int, default=3000)
+    parser.add_argument("--agent-options", default="", help="e.g. fault=stale-carrier")
+    args = parser.parse_args()
+    require_root()
+
+    jvm = subprocess.Popen(
+        [args.java, f"-agentpath:{args.agent}" + (f"={args.agent_options}" if args.agent_options else ""),
+         "-XX:+PreserveFramePointer",
+         "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,VtSpin::spin*",
+         "-cp", args.classes, "VtSpin", str(args.threads), str(args.millis)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
+    reader = None
+    perf_map = None
+    try:
+        pid = json.loads(out.wait_for(lambda l: '"ready"' in l, 120, "JVM ready"))["pid"]
+        perf_map = f"/tmp/perf-{pid}.map"
+        reader = StreamingReader(args.reader, ["profile", "--pid", str(pid), "--hz", "199",
+                                               "--format", "folded"])
+        reader.wait_attached()
+        jvm.stdin.write("go\n")
+        jvm.stdin.flush()
+        out.wait_for(lambda l: '"done"' in l, args.millis / 1000 + 120, "JVM done")
+        perfmap = subprocess.run([args.jcmd, str(pid), "Compiler.perfmap"], capture_output=True,
+                                 text=True, timeout=120)
+        check(perfmap.returncode == 0 and os.path.exists(perf_map),
+              f"jcmd Compiler.perfmap failed: {perfmap.stdout} {perfmap.stderr}")
+        folded = reader.stop()
+    finally:
+        if reader:
+            reader.kill()
+        if jvm.poll() is None:
+            try:
+                jvm.stdin.write("quit\n")
+                jvm.stdin.flush()
+                jvm.wait(timeout=60)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                jvm.kill()
+        if perf_map and os.path.exists(perf_map):
+            os.remove(perf_map)
+
+    seen = {"spinEven": 0, "spinOdd": 0}
+    bad = []
+    for line in folded.splitlines():
+        stack, count = line.rsplit(" ", 1)
+        frames = stack.split(";")
+        spins = [f for f in frames if "VtSpin.spinEven" in f or "VtSpin.spinOdd" in f]
+        if not spins:
+            continue
+        method = "spinEven" if "spinEven" in spins[-1] else "spinOdd"
+        seen[method] += int(count)
+        m = TRACE.match(";".join(frames[:2]))
+        if not m:
+            bad.append(f"{method} without a VtSpin context: {line[:300]}")
+            continue
+        index = int(m.group(1), 16)
+        if int(m.group(2), 16) != index + 1:
+            bad.append(f"span does not belong to trace: {line[:300]}")
+        if (index % 2 == 0) != (method == "spinEven"):
+            bad.append(f"{method} under the context of virtual thread {index}: {line[:300]}")
+    print(f"samples in spinEven {seen['spinEven']}, spinOdd {seen['spinOdd']}, "
+          f"mismatches {len(bad)}; reader {reader.summary()}")
+    for b in bad[:10]:
+        print("MISMATCH", b, file=sys.stderr)
+    check(seen["spinEven"] > 0 and seen["spinOdd"] > 0,
+          "JIT frames of VtSpin.spinEven/spinOdd not found (perf map symbolisation or frame "
+          f"pointers broken):\n{folded[:3000]}")
+    check(not bad, f"{len(bad)} stacks disagree with their context")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Helpers shared by the reader's Python test drivers: running vtctx-reader, waiting for its
+'attached' line, stopping it cleanly, parsing JSON lines. Every wait has a deadline and fails the
+test with a message; nothing sleeps on a guess."""
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def require_root():
+    if os.geteuid() != 0:
+        print("SKIP: needs root (BPF, ptrace of other processes)", file=sys.stderr)
+        sys.exit(SKIP)
+
+
+class LineReader:
+    """Reads a pipe line by line on a thread, so waits can have deadlines."""
+
+    def __init__(self, stream, echo_prefix=None):
+        self.lines = queue.Queue()
+        self.all = []
+        self.echo_prefix = echo_prefix
+
+        def pump():
+            for raw in iter(stream.readline, ""):
+                line = raw.rstrip("\n")
+                self.all.append(line)
+                if echo_prefix:
+                    print(f"{echo_prefix}{line}", file=sys.stderr)
+                self.lines.put(line)
+            self.lines.put(None)
+
+        self.thread = threading.Thread(target=pump, daemon=True)
+        self.thread.start()
+
+    def wait_for(self, predicate, timeout, what):
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                fail(f"timed out after {timeout}s waiting for {what}")
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                fail(f"stream ended while waiting for {what}")
+            if predicate(line):
+                return line
+
+
+def run_reader(reader, args, timeout=60):
+    """Runs a one-shot reader command; returns (exit code, stdout, stderr)."""
+    proc = subprocess.run([reader] + args, capture_output=True, text=True, timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def json_lines(text):
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            out.append(json.loads(line))
+    return out
+
+
+class StreamingReader:
+    """A long-running vtctx-reader (syscalls/profile): started, waited on until attached, then
+    stopped with SIGINT; stdout is collected whole."""
+
+    def __init__(self, reader, args):
+        self.proc = subprocess.Popen([reader] + args, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.stderr = LineReader(self.proc.stderr, echo_prefix="reader: ")
+        self.stdout_chunks = []
+        self.stdout_thread = threading.Thread(
+            target=lambda: self.stdout_chunks.append(self.proc.stdout.read()), daemon=True)
+        self.stdout_thread.start()
+
+    def wait_attached(self, timeout=60):
+        def attached(line):
+            if self.proc.poll() is not None and line is None:
+                return False
+            return line == "vtctx-reader: attached"
+        self.stderr.wait_for(attached, timeout, "'vtctx-reader: attached'")
+
+    def stop(self, timeout=60):
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            fail("vtctx-reader did not exit after SIGINT")
+        self.stdout_thread.join(timeout)
+        self.stderr.thread.join(timeout)
+        check(code == 0, f"vtctx-reader exited with {code} after SIGINT")
+        return "".join(self.stdout_chunks)
+
+    def summary(self):
+        lines = [l for l in self.stderr.all if l.startswith("vtctx-reader: summary:")]
+        check(len(lines) == 1, f"expected one summary line, got {lines}")
+        fields = {}
+        for word in lines[0].split():
+            if "=" in word:
+                key, value = word.split("=", 1)
+                fields[key] = value
+        return fields
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

@@ -1,0 +1,214 @@
+// Resolution from the words the dynamic linker wrote, and slot computation, on fake memory: every
+// branch of the TLSDESC/GD/IE interpretation and of the DTV walk, including the error classes the
+// CLI maps to distinct exit codes.
+#include <elf.h>
+#include <gtest/gtest.h>
+
+#include "fakeMemory.h"
+#include "tlsResolver.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr uint64_t kBias = 0x7f0000000000;
+constexpr uint64_t kGot = 0x4000;
+
+ElfTlsExport LibraryWithTls(uint64_t memsz = 0x70) {
+  ElfTlsExport elf;
+  elf.machine = EM_X86_64;
+  elf.elf_type = ET_DYN;
+  elf.tls = TlsSegment{0x3e00, 0x18, memsz, 0x40};
+  elf.symbol = TlsSymbol{0x68, 8, 5, STT_TLS, STB_GLOBAL, STV_DEFAULT};
+  return elf;
+}
+
+AccessPlan Plan(AccessModel model, int64_t addend = 0) { return {model, kGot, addend, 0}; }
+
+TEST(ResolveRecipe, TlsDescStaticOffset) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 0x7f00dead0000);                   // resolver (_dl_tlsdesc_return)
+  mem.PutU64(kBias + kGot + 8, static_cast<uint64_t>(-152));  // argument: tp offset
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, VTCTX_SLOT_STATIC);
+  EXPECT_EQ(r->tp_offset, -152);
+}
+
+TEST(ResolveRecipe, TlsDescAddendIsRemoved) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 1);
+  mem.PutU64(kBias + kGot + 8, static_cast<uint64_t>(-144));  // -152 + addend 8
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc, 8), kBias, mem, HostArch());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->tp_offset, -152);
+}
+
+TEST(ResolveRecipe, TlsDescDynamicArgument) {
+  FakeMemory mem;
+  const uint64_t arg = 0x5555aaaa0000;
+  mem.PutU64(kBias + kGot, 0x7f00dead0010);  // _dl_tlsdesc_dynamic
+  mem.PutU64(kBias + kGot + 8, arg);
+  mem.PutU64(arg, 3);         // module id
+  mem.PutU64(arg + 8, 0x68);  // offset
+  mem.PutU64(arg + 16, 7);    // generation
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, VTCTX_SLOT_DTV);
+  EXPECT_EQ(r->module_id, 3u);
+  EXPECT_EQ(r->module_offset, 0x68u);
+  EXPECT_EQ(r->min_generation, 7u);
+  EXPECT_EQ(r->dtv_ptr_offset, 8);
+  EXPECT_EQ(r->dtv_entry_size, 16u);
+}
+
+TEST(ResolveRecipe, UnrelocatedDescriptorAsksForRetry) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 0);
+  mem.PutU64(kBias + kGot + 8, 0);
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+}
+
+TEST(ResolveRecipe, PositiveStaticOffsetIsImplausibleOnX86) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 1);
+  mem.PutU64(kBias + kGot + 8, 152);
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  EXPECT_TRUE(absl::IsUnimplemented(r.status())) << r.status();
+}
+
+TEST(ResolveRecipe, DynamicArgumentOutsideTheBlockIsRejected) {
+  FakeMemory mem;
+  const uint64_t arg = 0x5555aaaa0000;
+  mem.PutU64(kBias + kGot, 1);
+  mem.PutU64(kBias + kGot + 8, arg);
+  mem.PutU64(arg, 2);
+  mem.PutU64(arg + 8, 0x1000);  // beyond PT_TLS memsz
+  mem.PutU64(arg + 16, 1);
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  EXPECT_TRUE(absl::IsUnimplemented(r.status())) << r.status();
+}
+
+TEST(ResolveRecipe, UnreadableDynamicArgumentIsUnsupported) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 1);
+  mem.PutU64(kBias + kGot + 8, 0x5555aaaa0000);  // nothing mapped there
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  EXPECT_TRUE(absl::IsUnimplemented(r.status())) << r.status();
+}
+
+TEST(ResolveRecipe, GeneralDynamicPair) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 4);
+  mem.PutU64(kBias + kGot + 8, 0x68);
+  auto r =
+      ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kGeneralDynamic), kBias, mem, HostArch());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, VTCTX_SLOT_DTV);
+  EXPECT_EQ(r->module_id, 4u);
+  EXPECT_EQ(r->module_offset, 0x68u);
+  EXPECT_EQ(r->min_generation, 0u);
+}
+
+TEST(ResolveRecipe, GeneralDynamicModuleZeroAsksForRetry) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 0);
+  mem.PutU64(kBias + kGot + 8, 0);
+  auto r =
+      ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kGeneralDynamic), kBias, mem, HostArch());
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+}
+
+TEST(ResolveRecipe, InitialExec) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, static_cast<uint64_t>(-0x98));
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kInitialExec), kBias, mem, HostArch());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->kind, VTCTX_SLOT_STATIC);
+  EXPECT_EQ(r->tp_offset, -0x98);
+}
+
+TEST(ResolveRecipe, InitialExecUnfilledAsksForRetry) {
+  FakeMemory mem;
+  mem.PutU64(kBias + kGot, 0);
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kInitialExec), kBias, mem, HostArch());
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+}
+
+TEST(ResolveRecipe, UnreadableGotIsAnError) {
+  FakeMemory mem;
+  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kInitialExec), kBias, mem, HostArch());
+  EXPECT_FALSE(r.ok());
+}
+
+// --- SlotAddress: the same walk as tlsSlot.bpf.h -----------------------------------------------
+
+constexpr uint64_t kTp = 0x7f1234567000;
+constexpr uint64_t kDtv = 0x5555bbbb0010;
+
+vtctx_slot_recipe DtvRecipe(uint64_t module, uint64_t offset, uint64_t generation) {
+  vtctx_slot_recipe r{};
+  r.kind = VTCTX_SLOT_DTV;
+  r.dtv_entry_size = 16;
+  r.dtv_ptr_offset = 8;
+  r.module_id = module;
+  r.module_offset = offset;
+  r.min_generation = generation;
+  return r;
+}
+
+// A glibc DTV: dtv[-1] = length, dtv[0] = generation, dtv[i] = {block, to_free}.
+FakeMemory MemoryWithDtv(uint64_t length, uint64_t generation, uint64_t module, uint64_t block) {
+  FakeMemory mem;
+  mem.PutU64(kTp + 8, kDtv);
+  mem.PutU64(kDtv - 16, length);
+  mem.PutU64(kDtv, generation);
+  mem.PutU64(kDtv + 16 * module, block);
+  return mem;
+}
+
+TEST(SlotAddress, Static) {
+  FakeMemory mem;
+  vtctx_slot_recipe r{};
+  r.kind = VTCTX_SLOT_STATIC;
+  r.tp_offset = -152;
+  auto slot = SlotAddress(r, kTp, mem);
+  ASSERT_TRUE(slot.ok());
+  EXPECT_EQ(*slot, kTp - 152);
+}
+
+TEST(SlotAddress, DynamicWalksTheDtv) {
+  FakeMemory mem = MemoryWithDtv(15, 7, 3, 0x5555cccc0000);
+  auto slot = SlotAddress(DtvRecipe(3, 0x68, 7), kTp, mem);
+  ASSERT_TRUE(slot.ok()) << slot.status();
+  EXPECT_EQ(*slot, 0x5555cccc0068u);
+}
+
+TEST(SlotAddress, ShortDtvHasNoSlotYet) {
+  FakeMemory mem = MemoryWithDtv(2, 7, 3, 0x5555cccc0000);
+  EXPECT_TRUE(absl::IsNotFound(SlotAddress(DtvRecipe(3, 0, 0), kTp, mem).status()));
+}
+
+TEST(SlotAddress, OldGenerationHasNoSlotYet) {
+  FakeMemory mem = MemoryWithDtv(15, 6, 3, 0x5555cccc0000);
+  EXPECT_TRUE(absl::IsNotFound(SlotAddress(DtvRecipe(3, 0, 7), kTp, mem).status()));
+  // Without a known generation (legacy GD) the entry is used.
+  EXPECT_TRUE(SlotAddress(DtvRecipe(3, 0, 0), kTp, mem).ok());
+}
+
+TEST(SlotAddress, UnallocatedBlockHasNoSlot) {
+  FakeMemory unallocated = MemoryWithDtv(15, 7, 3, ~0ull);
+  EXPECT_TRUE(absl::IsNotFound(SlotAddress(DtvRecipe(3, 0, 7), kTp, unallocated).status()));
+  FakeMemory null_block = MemoryWithDtv(15, 7, 3, 0);
+  EXPECT_TRUE(absl::IsNotFound(SlotAddress(DtvRecipe(3, 0, 7), kTp, null_block).status()));
+}
+
+TEST(SlotAddress, UnreadableDtvIsAnError) {
+  FakeMemory mem;
+  auto slot = SlotAddress(DtvRecipe(3, 0, 7), kTp, mem);
+  EXPECT_FALSE(slot.ok());
+  EXPECT_FALSE(absl::IsNotFound(slot.status()));
+}
+
+}  // namespace
+}  // namespace vtctx::reader
