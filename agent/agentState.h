@@ -30,9 +30,8 @@ AgentState& Agent();
 // The pool used on every event. Valid once the agent is active; never freed.
 inline RecordPool* g_pool = nullptr;
 
-// True when records are bound at VirtualThreadStart: a first Mount without a record then means
-// the thread predates a late attach. Set once before events are enabled.
-inline bool g_bind_at_start = false;
+// When virtual threads get their record (the bind= option). Set once before events are enabled.
+inline BindAt g_bind = BindAt::kFirstMount;
 
 }  // namespace vtctx
 

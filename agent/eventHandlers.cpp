@@ -22,7 +22,7 @@ void JNICALL OnMount(jvmtiEnv* jvmti, JNIEnv*, jthread) {
     g_stateless_events.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  OnMountBody<kFault>(JvmtiBinding{jvmti}, state, *g_pool, g_bind_at_start);
+  OnMountBody<kFault>(JvmtiBinding{jvmti}, state, *g_pool, g_bind);
 }
 
 template <bool kFault>
@@ -166,7 +166,7 @@ void* CurrentThreadRecord(jvmtiEnv* jvmti, JNIEnv* jni) {
     Bump(state->counters.vthread_records);
     Bump(state->counters.lazy_records);
     PublishOnThisThread(record);
-    state->mounted = record;
+    state->vthread_mounted = true;
     return record;
   }
   OnThreadStartBody(binding, state, *g_pool, /*lazy=*/true);

@@ -13,6 +13,7 @@
 #ifndef VTCTX_AGENT_HANDLER_BODIES_H_
 #define VTCTX_AGENT_HANDLER_BODIES_H_
 
+#include "options.h"
 #include "otelThreadContext.h"
 #include "recordPool.h"
 #include "threadState.h"
@@ -41,20 +42,26 @@ void OnVirtualThreadStartBody(Binding binding, ThreadState* state, RecordPool& p
 // VirtualThreadMount: the carrier now runs `binding`'s virtual thread; point the carrier's slot at
 // its record. A reader interrupting this carrier sees either the previous pointer (its own record
 // or null: the virtual thread's user code has not resumed yet) or the new one.
+//
+// A thread without a record: with bind=use it has published nothing yet, so the carrier publishes
+// NULL for it (the shim binds and publishes on first use); otherwise this is its first mount (or
+// its first after a late attach, if records are bound at Start) and it gets its record now.
 template <bool kStaleCarrierFault = false, typename Binding>
-void OnMountBody(Binding binding, ThreadState* state, RecordPool& pool, bool lazy_is_late) {
+void OnMountBody(Binding binding, ThreadState* state, RecordPool& pool, BindAt bind) {
   auto* record = static_cast<ThreadContextRecord*>(binding.Get());
   if (__builtin_expect(record == nullptr, 0)) {
-    record = BindNewRecord(binding, state, pool);
-    if (record != nullptr) {
-      Bump(state->counters.vthread_records);
-      if (lazy_is_late) Bump(state->counters.lazy_records);
+    if (bind != BindAt::kFirstUse) {
+      record = BindNewRecord(binding, state, pool);
+      if (record != nullptr) {
+        Bump(state->counters.vthread_records);
+        if (bind == BindAt::kStart) Bump(state->counters.lazy_records);
+      }
     }
     if constexpr (kStaleCarrierFault) PublishOnThisThread(record);  // only at the first mount
   }
   if constexpr (!kStaleCarrierFault) PublishOnThisThread(record);
-  if (state->mounted != nullptr) Bump(state->counters.unpaired_mounts);
-  state->mounted = record;
+  if (state->vthread_mounted) Bump(state->counters.unpaired_mounts);
+  state->vthread_mounted = true;
   Bump(state->counters.mounts);
 }
 
@@ -64,8 +71,8 @@ void OnMountBody(Binding binding, ThreadState* state, RecordPool& pool, bool laz
 template <bool kStaleCarrierFault = false>
 void OnUnmountBody(ThreadState* state) {
   if constexpr (!kStaleCarrierFault) PublishOnThisThread(state->own);
-  if (state->mounted == nullptr) Bump(state->counters.unpaired_unmounts);
-  state->mounted = nullptr;
+  if (!state->vthread_mounted) Bump(state->counters.unpaired_unmounts);
+  state->vthread_mounted = false;
   Bump(state->counters.unmounts);
 }
 
@@ -82,7 +89,7 @@ void OnVirtualThreadEndBody(Binding binding, ThreadState* state, RecordPool& poo
     return;
   }
   if (PublishedOnThisThread() == record) PublishOnThisThread(state->own);
-  if (state->mounted == record) state->mounted = nullptr;
+  state->vthread_mounted = false;
   pool.Return(state->cache, record);
   Bump(state->counters.records_returned);
 }
@@ -94,7 +101,7 @@ void OnThreadStartBody(Binding binding, ThreadState* state, RecordPool& pool, bo
   ThreadContextRecord* record = BindNewRecord(binding, state, pool);
   if (record == nullptr) return;
   state->own = record;
-  if (state->mounted == nullptr) PublishOnThisThread(record);
+  if (!state->vthread_mounted) PublishOnThisThread(record);
   Bump(state->counters.platform_records);
   if (lazy) Bump(state->counters.lazy_records);
 }

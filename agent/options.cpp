@@ -49,8 +49,10 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
       o.bind = BindAt::kFirstMount;
     else if (value == "start")
       o.bind = BindAt::kStart;
+    else if (value == "use")
+      o.bind = BindAt::kFirstUse;
     else
-      return bad_value("mount|start");
+      return bad_value("mount|start|use");
   } else if (key == "record_size") {
     size_t size = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
@@ -98,6 +100,18 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
 }  // namespace
 
 const char* ValidOptionKeys() { return kValidKeys; }
+
+const char* BindName(BindAt bind) {
+  switch (bind) {
+    case BindAt::kStart:
+      return "start";
+    case BindAt::kFirstUse:
+      return "use";
+    case BindAt::kFirstMount:
+      break;
+  }
+  return "mount";
+}
 
 OptionsParseResult ParseOptions(const char* text) {
   OptionsParseResult result;

@@ -15,9 +15,12 @@ namespace vtctx {
 
 enum class OnError { kContinue, kAbort };
 
-// When a virtual thread's record is created: at its first Mount (the VirtualThreadStart event is
-// then not enabled at all, which saves its delivery cost) or at VirtualThreadStart.
-enum class BindAt { kFirstMount, kStart };
+// When a virtual thread's record is created:
+//  kFirstMount: at its first Mount (VirtualThreadStart is then not enabled: no delivery cost);
+//  kStart:      at VirtualThreadStart;
+//  kFirstUse:   when the thread first publishes through the shim (JNI). Threads that never publish
+//               never get a record or JVMTI thread state; their carrier publishes NULL for them.
+enum class BindAt { kFirstMount, kStart, kFirstUse };
 
 // Test-only faults that make the agent deliberately wrong, to prove the harness can fail.
 enum class Fault {
@@ -48,6 +51,9 @@ struct OptionsParseResult {
 // Parses `text` (may be null or empty: all defaults). On error, `options` still holds every
 // setting that parsed, so an explicit onerror=abort is honoured even next to a bad key.
 OptionsParseResult ParseOptions(const char* text);
+
+// "mount", "start" or "use", as spelled in the option.
+const char* BindName(BindAt bind);
 
 // "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys"
 const char* ValidOptionKeys();

@@ -28,14 +28,13 @@ std::string StatsJson() {
   };
   out += std::string("  \"status\": \"") + status + "\",\n";
   out += std::string("  \"loaded\": \"") + (agent.attached_late ? "attach" : "startup") + "\",\n";
-  out += std::string("  \"bind\": \"") +
-         (agent.options.bind == BindAt::kStart ? "start" : "mount") + "\",\n";
+  out += std::string("  \"bind\": \"") + BindName(agent.options.bind) + "\",\n";
   add("mounts", t.mounts);
   add("unmounts", t.unmounts);
   add("unpaired_mounts", t.unpaired_mounts);
   add("unpaired_unmounts", t.unpaired_unmounts);
   add("vthread_ends", t.vthread_ends);
-  add("unpaired_ends", t.unpaired_ends);
+  add("ends_without_record", t.unpaired_ends);
   add("records_created", t.vthread_records + t.platform_records);
   add("records_created_virtual", t.vthread_records);
   add("records_created_platform", t.platform_records);

@@ -59,7 +59,7 @@ void ReleaseCurrentThreadState(RecordPool& pool) {
   if (s == nullptr) return;
   pool.Flush(s->cache);
   s->own = nullptr;
-  s->mounted = nullptr;
+  s->vthread_mounted = false;
   thread_state_internal::t_state = nullptr;
   g_free.Push(static_cast<uint32_t>(s - g_states) + 1);
 }

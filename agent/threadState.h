@@ -1,4 +1,4 @@
-// Per-OS-thread agent state: the thread's own platform record, the record of the virtual thread
+// Per-OS-thread agent state: the thread's own platform record, whether a virtual thread is
 // mounted on it (for carriers), its record cache and its event counters.
 //
 // States live in one arena that is reserved once and never unmapped; a thread finds its state
@@ -29,7 +29,7 @@ struct EventCounters {
   Counter unpaired_mounts;    // Mount while another virtual thread was still mounted here
   Counter unpaired_unmounts;  // Unmount with nothing mounted (e.g. running at attach time)
   Counter vthread_ends;
-  Counter unpaired_ends;     // End of a virtual thread that never got a record
+  Counter unpaired_ends;     // End of a virtual thread without a record (late attach; bind=use)
   Counter vthread_records;   // records bound to virtual threads
   Counter platform_records;  // records bound to platform threads
   Counter lazy_records;      // of those, bound at first use rather than at a start event
@@ -38,9 +38,9 @@ struct EventCounters {
 };
 
 struct ThreadState {
-  ThreadContextRecord* own = nullptr;      // this OS thread's platform-thread record, or null
-  ThreadContextRecord* mounted = nullptr;  // record of the virtual thread mounted here, or null
-  uint32_t free_link = 0;                  // link in the arena's free stack while unused
+  ThreadContextRecord* own = nullptr;  // this OS thread's platform-thread record, or null
+  bool vthread_mounted = false;        // a virtual thread is mounted here (Mount seen, no Unmount)
+  uint32_t free_link = 0;              // link in the arena's free stack while unused
   RecordCache cache;
   EventCounters counters;
 };

@@ -76,7 +76,7 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   static RecordPool* pool = new RecordPool(agent.options.record_size);
   if (!pool->ok()) return "cannot reserve address space for records (mmap failed)";
   g_pool = pool;
-  g_bind_at_start = agent.options.bind == BindAt::kStart;
+  g_bind = agent.options.bind;
   agent.jvmti = jvmti;
   agent.attached_late = late;
   // Resolve our TLS descriptor now so external readers see its final value from the start.
@@ -93,8 +93,7 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
     return error;
   }
   LogInfo("active (%s, Java %s, %zu-byte records, bind=%s, %s%s)", late ? "attached" : "startup",
-          JavaVersion(jvmti).c_str(), pool->record_size(),
-          agent.options.bind == BindAt::kStart ? "start" : "mount",
+          JavaVersion(jvmti).c_str(), pool->record_size(), BindName(agent.options.bind),
           context.error.empty() ? context.summary.c_str() : "no process context",
           agent.options.fault == Fault::kStaleCarrier ? ", TEST FAULT stale-carrier" : "");
   return {};

@@ -35,8 +35,9 @@ declare -A flags=(
   [empty_all_events]="-agentpath:$empty=events=mount+end+start+thread"
   [vtctx]="-agentpath:$agent=log=error"
   [vtctx_bind_start]="-agentpath:$agent=log=error,bind=start"
+  [vtctx_bind_use]="-agentpath:$agent=log=error,bind=use"
 )
-configs=(none empty_capability empty_same_events empty_all_events vtctx vtctx_bind_start)
+configs=(none empty_capability empty_same_events empty_all_events vtctx vtctx_bind_start vtctx_bind_use)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -66,7 +67,7 @@ for line in open(samples):
     w, c, ms, cms = line.split()
     data.setdefault((w, c), []).append(float(ms))
     cpu.setdefault((w, c), []).append(float(cms))
-configs = ["none", "empty_capability", "empty_same_events", "empty_all_events", "vtctx", "vtctx_bind_start"]
+configs = ["none", "empty_capability", "empty_same_events", "empty_all_events", "vtctx", "vtctx_bind_start", "vtctx_bind_use"]
 rows = ["| workload | configuration | wall ms | per op ns | vs none | vs empty_same_events | vs empty_all_events | process CPU ms | CPU vs empty_same_events |",
         "|---|---|---|---|---|---|---|---|---|"]
 for w, ops in (("yield", yield_ops), ("churn", churn_ops)):

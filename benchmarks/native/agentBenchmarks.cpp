@@ -33,10 +33,11 @@ void BM_MountUnmountPair(benchmark::State& state) {
   void* carrier_tls = nullptr;
   OnThreadStartBody(SlotBinding{&carrier_tls}, &carrier, Pool(), false);
   void* vthread_tls = nullptr;
-  OnMountBody(SlotBinding{&vthread_tls}, &carrier, Pool(), false);  // binds the record once
+  OnMountBody(SlotBinding{&vthread_tls}, &carrier, Pool(),
+              BindAt::kFirstMount);  // binds the record once
   OnUnmountBody(&carrier);
   for (auto _ : state) {
-    OnMountBody(SlotBinding{&vthread_tls}, &carrier, Pool(), false);
+    OnMountBody(SlotBinding{&vthread_tls}, &carrier, Pool(), BindAt::kFirstMount);
     OnUnmountBody(&carrier);
     benchmark::ClobberMemory();
   }

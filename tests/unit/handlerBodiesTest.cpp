@@ -41,7 +41,7 @@ class HandlerBodies : public ::testing::Test {
 
 TEST_F(HandlerBodies, MountPublishesUnmountRestoresOwnEndRecycles) {
   void* vt = nullptr;  // the virtual thread's JVMTI TLS
-  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kFirstMount);
   auto* record = static_cast<ThreadContextRecord*>(vt);
   ASSERT_NE(record, nullptr);
   EXPECT_EQ(Published(), record);
@@ -50,7 +50,7 @@ TEST_F(HandlerBodies, MountPublishesUnmountRestoresOwnEndRecycles) {
   OnUnmountBody(&carrier_);
   EXPECT_EQ(Published(), own_);  // never the unmounted thread's record
 
-  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(vt, record);  // same record for the thread's whole life
   EXPECT_EQ(Published(), record);
   EXPECT_EQ(record->valid, 1);  // its context survived the remount
@@ -67,20 +67,20 @@ TEST_F(HandlerBodies, MountPublishesUnmountRestoresOwnEndRecycles) {
   EXPECT_EQ(c.unpaired_mounts.load() + c.unpaired_unmounts.load() + c.unpaired_ends.load(), 0u);
   // The recycled record is the next one handed out.
   void* next = nullptr;
-  OnMountBody(FakeBinding{&next}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&next}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(next, record);
 }
 
 TEST_F(HandlerBodies, InterleavedThreadsOnOneCarrier) {
   void* a = nullptr;
   void* b = nullptr;
-  OnMountBody(FakeBinding{&a}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&a}, &carrier_, pool_, BindAt::kFirstMount);
   OnUnmountBody(&carrier_);
-  OnMountBody(FakeBinding{&b}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&b}, &carrier_, pool_, BindAt::kFirstMount);
   ASSERT_NE(a, b);
   EXPECT_EQ(Published(), b);
   OnUnmountBody(&carrier_);
-  OnMountBody(FakeBinding{&a}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&a}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(Published(), a);
 }
 
@@ -94,24 +94,24 @@ TEST_F(HandlerBodies, LateAttachUnpairedEventsAreHarmless) {
   EXPECT_EQ(Published(), own_);
   // Its first Mount after the attach binds a record lazily.
   void* parked_at_attach = nullptr;
-  OnMountBody(FakeBinding{&parked_at_attach}, &carrier_, pool_, /*lazy_is_late=*/true);
+  OnMountBody(FakeBinding{&parked_at_attach}, &carrier_, pool_, BindAt::kStart);
   EXPECT_NE(parked_at_attach, nullptr);
   EXPECT_EQ(Published(), parked_at_attach);
   EXPECT_EQ(carrier_.counters.lazy_records.load(), 1u);
   // A second Mount without Unmount in between is counted, and still publishes the new thread.
   void* other = nullptr;
-  OnMountBody(FakeBinding{&other}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&other}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(Published(), other);
   EXPECT_EQ(carrier_.counters.unpaired_mounts.load(), 1u);
 }
 
 TEST_F(HandlerBodies, EndWithoutFinalUnmountStillUnpublishes) {
   void* vt = nullptr;
-  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(Published(), vt);
   OnVirtualThreadEndBody(FakeBinding{&vt}, &carrier_, pool_);
   EXPECT_EQ(Published(), own_);
-  EXPECT_EQ(carrier_.mounted, nullptr);
+  EXPECT_FALSE(carrier_.vthread_mounted);
 }
 
 TEST_F(HandlerBodies, BindAtStartReusesTheStartRecord) {
@@ -119,7 +119,7 @@ TEST_F(HandlerBodies, BindAtStartReusesTheStartRecord) {
   OnVirtualThreadStartBody(FakeBinding{&vt}, &carrier_, pool_);
   void* at_start = vt;
   ASSERT_NE(at_start, nullptr);
-  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, true);
+  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kStart);
   EXPECT_EQ(vt, at_start);
   EXPECT_EQ(Published(), at_start);
   EXPECT_EQ(carrier_.counters.vthread_records.load(), 1u);
@@ -131,13 +131,13 @@ TEST_F(HandlerBodies, BindAtStartReusesTheStartRecord) {
 TEST_F(HandlerBodies, StaleCarrierFaultPublishesTheWrongRecord) {
   void* a = nullptr;
   void* b = nullptr;
-  OnMountBody<true>(FakeBinding{&a}, &carrier_, pool_, false);
+  OnMountBody<true>(FakeBinding{&a}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(Published(), a);
   OnUnmountBody<true>(&carrier_);
   EXPECT_EQ(Published(), a);  // not cleared
-  OnMountBody<true>(FakeBinding{&b}, &carrier_, pool_, false);
+  OnMountBody<true>(FakeBinding{&b}, &carrier_, pool_, BindAt::kFirstMount);
   OnUnmountBody<true>(&carrier_);
-  OnMountBody<true>(FakeBinding{&a}, &carrier_, pool_, false);
+  OnMountBody<true>(FakeBinding{&a}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(Published(), b);  // a runs, b's record is published: misattribution
 }
 
@@ -157,7 +157,7 @@ TEST_F(HandlerBodies, NoRecordAvailableMeansPublishNothing) {
   std::vector<ThreadContextRecord*> hoard;
   while (ThreadContextRecord* r = tiny.Take(state.cache)) hoard.push_back(r);
   void* vt = nullptr;
-  OnMountBody(FakeBinding{&vt}, &state, tiny, false);
+  OnMountBody(FakeBinding{&vt}, &state, tiny, BindAt::kFirstMount);
   EXPECT_EQ(vt, nullptr);
   EXPECT_EQ(Published(), nullptr);  // incomplete, never wrong
   EXPECT_EQ(state.counters.no_record.load(), 1u);
@@ -168,10 +168,33 @@ TEST_F(HandlerBodies, NoRecordAvailableMeansPublishNothing) {
 TEST_F(HandlerBodies, FailedBindingGivesTheRecordBack) {
   void* vt = nullptr;
   const uint64_t before = carrier_.cache.taken.load() - carrier_.cache.returned.load();
-  OnMountBody(FakeBinding{&vt, /*fail_set=*/true}, &carrier_, pool_, false);
+  OnMountBody(FakeBinding{&vt, /*fail_set=*/true}, &carrier_, pool_, BindAt::kFirstMount);
   EXPECT_EQ(vt, nullptr);
   EXPECT_EQ(Published(), nullptr);
   EXPECT_EQ(carrier_.cache.taken.load() - carrier_.cache.returned.load(), before);
+}
+
+// bind=use: a thread that has not published gets no record and no binding at Mount; its carrier
+// publishes NULL for it (never another thread's record), and its End is harmless.
+TEST_F(HandlerBodies, BindOnUseLeavesUnpublishedThreadsUnbound) {
+  void* vt = nullptr;
+  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kFirstUse);
+  EXPECT_EQ(vt, nullptr);
+  EXPECT_EQ(Published(), nullptr);
+  EXPECT_EQ(carrier_.counters.vthread_records.load(), 0u);
+  OnUnmountBody(&carrier_);
+  EXPECT_EQ(Published(), own_);
+  EXPECT_EQ(carrier_.counters.unpaired_unmounts.load(), 0u);  // a paired Mount/Unmount
+  // Once bound (by the shim's first use), later mounts publish its record.
+  void* record = pool_.Take(carrier_.cache);
+  vt = record;
+  OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kFirstUse);
+  EXPECT_EQ(Published(), record);
+  OnUnmountBody(&carrier_);
+  void* never_published = nullptr;
+  OnVirtualThreadEndBody(FakeBinding{&never_published}, &carrier_, pool_);
+  EXPECT_EQ(carrier_.counters.unpaired_ends.load(), 1u);
+  EXPECT_EQ(Published(), own_);
 }
 
 }  // namespace

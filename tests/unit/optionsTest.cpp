@@ -33,6 +33,7 @@ TEST(Options, EveryKey) {
   EXPECT_EQ(ParseOptions("log=off").options.log, LogLevel::kOff);
   EXPECT_EQ(ParseOptions("log=error").options.log, LogLevel::kError);
   EXPECT_EQ(ParseOptions("bind=mount").options.bind, BindAt::kFirstMount);
+  EXPECT_EQ(ParseOptions("bind=use").options.bind, BindAt::kFirstUse);
   EXPECT_EQ(ParseOptions("fault=none").options.fault, Fault::kNone);
 }
 

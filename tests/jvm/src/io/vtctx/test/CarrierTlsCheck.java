@@ -65,7 +65,7 @@ public final class CarrierTlsCheck {
     long mounts = field(stats, "mounts");
     long unmounts = field(stats, "unmounts");
     long unpaired = field(stats, "unpaired_mounts") + field(stats, "unpaired_unmounts")
-        + field(stats, "unpaired_ends");
+        + field(stats, "ends_without_record");
     System.out.printf("agent: mounts=%d unmounts=%d unpaired=%d records_live=%d pool_slabs=%d%n", mounts,
         unmounts, unpaired, field(stats, "records_live"), field(stats, "pool_slabs"));
     if (mounts == 0 || mounts != unmounts || unpaired != 0) {
