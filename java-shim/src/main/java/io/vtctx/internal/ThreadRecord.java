@@ -12,18 +12,25 @@ import java.nio.ByteBuffer;
  * can never write into a record that has been handed to another thread. (An inheritable thread
  * local would break that; this one is not.) The view is garbage together with its thread.
  *
- * <p>Cost: the first publish on a thread takes one JNI call (the agent binds a record if the
- * thread has none yet, e.g. after a late attach) and about 150 bytes of heap (map entry, this
- * object, the buffer object, the id cache), which is what it costs to have huge numbers of
- * virtual threads that publish. Threads that never publish pay nothing.
+ * <p>Cost: the first publish on a thread takes one JNI call (currentRecord: the agent binds a
+ * record if the thread has none yet, e.g. after a late attach), a slice of a shared window (see
+ * {@link RecordViews}) and about 200 bytes of heap (map entry, this object, the view, the id
+ * cache), which is what huge numbers of publishing virtual threads cost. Threads that never
+ * publish pay nothing.
  */
 public final class ThreadRecord {
   private static final ThreadLocal<ThreadRecord> CURRENT = new ThreadLocal<>();
   // Cached for a thread the agent could give no record (its pool is exhausted): publishes nothing.
   private static final ThreadRecord NONE = new ThreadRecord(null);
+  private static int recordSize; // the agent's, fixed for the process; 0 = not asked yet
 
   private final ByteBuffer view;
   private IdCache ids;
+  // Identity of what a publisher last made the record hold (an OpenTelemetry SpanContext), or
+  // null after any other write. Lets a publisher skip an unchanged source with one compare. Exact
+  // as long as this shim is the record's only writer while the thread lives (the agent writes a
+  // record only before its thread starts and after it ends).
+  private Object source;
 
   private ThreadRecord(ByteBuffer view) {
     this.view = view;
@@ -38,9 +45,11 @@ public final class ThreadRecord {
   }
 
   private static ThreadRecord bind() {
-    ByteBuffer view = AgentNatives.currentRecordBuffer();
-    // Records are 64-byte aligned; the check keeps a wrong address from becoming an exception
-    // in the aligned accesses of RecordWriter.
+    // The agent binds a record now if the thread has none yet (e.g. it predates a late attach).
+    ByteBuffer view = RecordViews.viewOf(AgentNatives.currentRecord(), recordSize());
+    if (view == null) view = AgentNatives.currentRecordBuffer(); // the slow, always-valid way
+    // Records are 64-byte aligned; the check keeps a wrong address from becoming an exception in
+    // the aligned accesses of RecordWriter.
     ThreadRecord r =
         view != null && view.capacity() >= 28 && view.alignmentOffset(0, 8) == 0
             ? new ThreadRecord(view)
@@ -53,18 +62,45 @@ public final class ThreadRecord {
     return r;
   }
 
+  private static int recordSize() {
+    int size = recordSize;
+    return size != 0 ? size : (recordSize = AgentNatives.recordSize());
+  }
+
   /** Publishes these ids and flags unless the record already holds exactly them. */
   public void publish(long traceHigh, long traceLow, long span, int flags) {
+    publish(traceHigh, traceLow, span, flags, null);
+  }
+
+  /**
+   * Publishes these ids and flags, which come from {@code source}, unless the record already
+   * holds exactly them; afterwards {@link #holds(Object) holds(source)} is true.
+   */
+  public void publish(long traceHigh, long traceLow, long span, int flags, Object source) {
     if ((traceHigh | traceLow) == 0 || span == 0) { // W3C: all-zero ids are invalid
-      clear();
-    } else if (!RecordWriter.holds(view, traceHigh, traceLow, span, flags)) {
+      clear(source);
+      return;
+    }
+    if (!RecordWriter.holds(view, traceHigh, traceLow, span, flags)) {
       RecordWriter.write(view, traceHigh, traceLow, span, flags);
     }
+    this.source = source;
   }
 
   /** Leaves the record without context (valid=0), unless it already is. */
   public void clear() {
+    clear(null);
+  }
+
+  /** Like {@link #clear()}, for a source that has no valid context. */
+  public void clear(Object source) {
     if (!RecordWriter.isClear(view)) RecordWriter.clear(view);
+    this.source = source;
+  }
+
+  /** True if the last publish or clear was for this same (non-null) source object. */
+  public boolean holds(Object source) {
+    return source == this.source && source != null;
   }
 
   /** This thread's id cache (created at first use: the plain API does not need it). */

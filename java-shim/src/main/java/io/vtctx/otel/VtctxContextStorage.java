@@ -3,6 +3,7 @@ package io.vtctx.otel;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextStorage;
 import io.opentelemetry.context.Scope;
+import io.vtctx.internal.ThreadRecord;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -64,8 +65,9 @@ public final class VtctxContextStorage implements ContextStorage {
   public Scope attach(Context toAttach) {
     Scope scope = delegate.attach(toAttach);
     if (toAttach == null) return scope; // attaching null is ignored by the contract
-    publish(toAttach);
-    return new PublishingScope(scope);
+    ThreadRecord record = ThreadRecord.current(); // null without the agent
+    if (record != null) publish(record, toAttach);
+    return new PublishingScope(scope, Thread.currentThread(), record);
   }
 
   @Override
@@ -79,9 +81,9 @@ public final class VtctxContextStorage implements ContextStorage {
   }
 
   // Never lets a publishing failure break the application's context handling.
-  private static void publish(Context context) {
+  private static void publish(ThreadRecord record, Context context) {
     try {
-      SpanPublisher.publish(context);
+      SpanPublisher.publish(record, context);
     } catch (RuntimeException | LinkageError e) {
       if (failureLogged.compareAndSet(false, true)) {
         LOG.log(Level.WARNING, "vtctx: publishing the current span failed", e);
@@ -93,18 +95,30 @@ public final class VtctxContextStorage implements ContextStorage {
    * Closes the delegate's scope, then republishes whatever is current afterwards: normally the
    * context from before the attach, and still the truth if the delegate ignored an out-of-order
    * close.
+   *
+   * <p>It keeps the record it published to, to skip a second thread-local lookup, but uses it only
+   * on the thread that owns it: OpenTelemetry wants scopes closed on their own thread, but a
+   * misplaced close must never write into another thread's record (that thread may have ended and
+   * its record may belong to a new thread). A scope opened before the agent was attached has no
+   * record and looks it up.
    */
   private final class PublishingScope implements Scope {
     private final Scope scope;
+    private final Thread owner;
+    private final ThreadRecord record;
 
-    PublishingScope(Scope scope) {
+    PublishingScope(Scope scope, Thread owner, ThreadRecord record) {
       this.scope = scope;
+      this.owner = owner;
+      this.record = record;
     }
 
     @Override
     public void close() {
       scope.close();
-      publish(delegate.current());
+      ThreadRecord r =
+          record != null && Thread.currentThread() == owner ? record : ThreadRecord.current();
+      if (r != null) publish(r, delegate.current());
     }
   }
 }
