@@ -15,12 +15,11 @@ import java.util.Objects;
  * publishes stays with it across parks, remounts and carrier changes (the agent points each
  * carrier's {@code otel_thread_ctx_v1} at the record of the virtual thread it runs).
  *
- * <p>Every method affects the calling thread only and is cheap: a publish that changes nothing
- * does not write. Ids that W3C calls invalid (all zero) clear instead. Without the agent every
- * method does nothing and throws nothing for valid arguments (one log line at first use); if the
- * agent is attached later, publishing starts within about a second (see {@code
- * io.vtctx.reprobeMillis} in docs/shim.md). Arguments are checked the same way with or without
- * the agent.
+ * <p>Every method affects the calling thread only and is cheap: a publish that changes nothing does
+ * not write. Ids that W3C calls invalid (all zero) clear instead. Without the agent every method
+ * does nothing and throws nothing for valid arguments (one log line at first use); if the agent is
+ * attached later, publishing starts within about a second (see {@code io.vtctx.reprobeMillis} in
+ * docs/shim.md). Arguments are checked the same way with or without the agent.
  *
  * <p>With OpenTelemetry, use {@link io.vtctx.otel.VtctxContextStorage} instead: it publishes the
  * current span on every context change, and calls here would be overwritten at the next change.
@@ -95,7 +94,8 @@ public final class ThreadContext {
 
   private static void checkLength(byte[] id, int length, String name) {
     if (Objects.requireNonNull(id, name).length != length) {
-      throw new IllegalArgumentException(name + " must have " + length + " bytes, not " + id.length);
+      throw new IllegalArgumentException(
+          name + " must have " + length + " bytes, not " + id.length);
     }
   }
 

@@ -83,10 +83,11 @@ class AgentAbsentTest {
       assertTrue(t.join(java.time.Duration.ofSeconds(60)), "thread did not finish");
     }
     long absentLines =
-        records.stream().filter(r -> r.getMessage().contains("thread context is not published")).count();
+        records.stream()
+            .filter(r -> r.getMessage().contains("thread context is not published"))
+            .count();
     assertEquals(1, absentLines, "exactly one 'not published' line: " + messages());
-    assertTrue(
-        records.get(0).getParameters()[0].toString().contains("not loaded"), messages());
+    assertTrue(records.get(0).getParameters()[0].toString().contains("not loaded"), messages());
   }
 
   @Test
@@ -101,8 +102,10 @@ class AgentAbsentTest {
 
   @Test
   void argumentsAreCheckedEvenWithoutTheAgent() {
-    assertThrows(IllegalArgumentException.class, () -> ThreadContext.set(new byte[15], new byte[8], 0));
-    assertThrows(IllegalArgumentException.class, () -> ThreadContext.set(new byte[16], new byte[9], 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> ThreadContext.set(new byte[15], new byte[8], 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> ThreadContext.set(new byte[16], new byte[9], 0));
     assertThrows(NullPointerException.class, () -> ThreadContext.set(null, new byte[8], 0));
     assertThrows(
         IllegalArgumentException.class,

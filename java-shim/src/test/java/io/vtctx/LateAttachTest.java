@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The shim is used (and finds no agent) before the agent is attached to this JVM; once attached,
  * publishing starts without a restart: in threads that existed before the attach, in new threads,
- * through the API and through the OpenTelemetry decorator. Runs in its own JVM without
- * -agentpath, with io.vtctx.reprobeMillis=20.
+ * through the API and through the OpenTelemetry decorator. Runs in its own JVM without -agentpath,
+ * with io.vtctx.reprobeMillis=20.
  */
 @Tag("late-attach")
 class LateAttachTest {
@@ -100,7 +100,8 @@ class LateAttachTest {
                   Span s = tracer.spanBuilder("new thread").startSpan();
                   try (Scope sc = s.makeCurrent()) {
                     Thread.yield();
-                    fresh.set(Published.mismatch(ThreadContext.recordAddress(), s.getSpanContext()));
+                    fresh.set(
+                        Published.mismatch(ThreadContext.recordAddress(), s.getSpanContext()));
                   }
                 });
     assertTrue(t.join(Duration.ofSeconds(30)));

@@ -25,9 +25,11 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("agent")
 class W3cVectorTest {
-  private static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  private static final String TRACEPARENT =
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
   // Expected header bytes 0..25, written out independently of any decoder.
-  private static final String EXPECTED = "4bf92f3577b34da6a3ce929d0e0e4736" + "00f067aa0ba902b7" + "01" + "01";
+  private static final String EXPECTED =
+      "4bf92f3577b34da6a3ce929d0e0e4736" + "00f067aa0ba902b7" + "01" + "01";
 
   @BeforeAll
   static void setUp() {
@@ -72,7 +74,9 @@ class W3cVectorTest {
         () -> {
           HexFormat hex = HexFormat.of();
           ThreadContext.set(
-              hex.parseHex("4bf92f3577b34da6a3ce929d0e0e4736"), hex.parseHex("00f067aa0ba902b7"), 1);
+              hex.parseHex("4bf92f3577b34da6a3ce929d0e0e4736"),
+              hex.parseHex("00f067aa0ba902b7"),
+              1);
           assertEquals(EXPECTED, publishedHeader());
           ThreadContext.clear();
           assertEquals(0, Published.now().valid());

@@ -6,9 +6,9 @@ import java.lang.System.Logger.Level;
  * Whether the vtctx agent is there to publish through. Decided at first use; after that, asking
  * costs two volatile reads (plain loads on x86-64), with or without the agent.
  *
- * <p>The agent can also be attached to a running JVM (jcmd JVMTI.agent_load, the Attach API)
- * after this class found it missing. HotSpot tries again to resolve a native method at every call
- * until it succeeds, so probing again works. While the agent is absent, one daemon virtual thread
+ * <p>The agent can also be attached to a running JVM (jcmd JVMTI.agent_load, the Attach API) after
+ * this class found it missing. HotSpot tries again to resolve a native method at every call until
+ * it succeeds, so probing again works. While the agent is absent, one daemon virtual thread
  * ("vtctx-agent-probe") probes again every {@code io.vtctx.reprobeMillis} (default 1000; 0 = never,
  * and no thread) and ends once the agent is found. Probing there, rather than on the publishing
  * threads, keeps the no-agent path free of clock reads (System.nanoTime costs 20-40 ns on some
@@ -47,7 +47,9 @@ public final class AgentLink {
         "vtctx: {0}; thread context is not published (load it with"
             + " -agentpath:/path/to/libvtctx.so{1})",
         absent,
-        REPROBE_MILLIS == 0 ? "" : ", or attach it: it is picked up within " + REPROBE_MILLIS + " ms");
+        REPROBE_MILLIS == 0
+            ? ""
+            : ", or attach it: it is picked up within " + REPROBE_MILLIS + " ms");
     if (REPROBE_MILLIS > 0) {
       Thread.ofVirtual().name("vtctx-agent-probe").start(AgentLink::probeUntilActive);
     }

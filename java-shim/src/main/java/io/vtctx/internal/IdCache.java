@@ -3,13 +3,12 @@ package io.vtctx.internal;
 /**
  * Per-thread memory of the last two id sets decoded from hex, keyed by the identity of the object
  * they came from (an OpenTelemetry SpanContext). Decoding 48 hex digits is most of the cost of a
- * publish; with this cache a scope that closes back to the enclosing span, or a context change
- * that keeps the span, decodes nothing, and a child span decodes only its span-id (it shares the
+ * publish; with this cache a scope that closes back to the enclosing span, or a context change that
+ * keeps the span, decodes nothing, and a child span decodes only its span-id (it shares the
  * parent's trace-id string).
  *
- * <p>Two entries cover the common nesting: entering a span and returning to its parent. Entry 0
- * is the most recently used; values are fields (no per-publish allocation). Used only by its
- * thread.
+ * <p>Two entries cover the common nesting: entering a span and returning to its parent. Entry 0 is
+ * the most recently used; values are fields (no per-publish allocation). Used only by its thread.
  */
 public final class IdCache {
   private Object key0;

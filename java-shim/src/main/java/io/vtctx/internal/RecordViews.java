@@ -6,13 +6,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Makes the per-thread direct view of a record cheaply.
  *
- * <p>A direct ByteBuffer made by JNI (NewDirectByteBuffer) costs about 0.5 us, which would be paid
- * once by every thread that publishes: too much for virtual threads, which come in huge numbers
- * and often publish only a few times. Instead the agent hands out one buffer per 1 MiB address
- * window of its record pool ({@link AgentNatives#recordWindow}); a thread's view is a slice of its
- * window (a plain Java allocation), bounded to the record, so the thread can never write outside
- * its own record. Windows stay private to this class; the pool never unmaps records, so they stay
- * valid for the life of the process.
+ * <p>A direct ByteBuffer made by JNI (NewDirectByteBuffer) costs ~0.2-0.3 us, which would be paid
+ * once by every thread that publishes: too much for virtual threads, which come in huge numbers and
+ * often publish only a few times. Instead the agent hands out one buffer per 1 MiB address window
+ * of its record pool ({@link AgentNatives#recordWindow}); a thread's view is a slice of its window
+ * (a plain Java allocation), bounded to the record, so the thread can never write outside its own
+ * record. Windows stay private to this class; the pool never unmaps records, so they stay valid for
+ * the life of the process.
  */
 final class RecordViews {
   static final int WINDOW_SHIFT = 20; // agent/jniNatives.cpp kRecordWindowShift

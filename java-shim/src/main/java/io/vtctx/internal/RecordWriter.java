@@ -6,8 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The in-place writer of an OTEP 4947 record (the Java twin of tls-publish/recordWriter.h): valid=0,
- * fence, payload, fence, valid=1. Only the thread that owns the record calls it.
+ * The in-place writer of an OTEP 4947 record (the Java twin of tls-publish/recordWriter.h):
+ * valid=0, fence, payload, fence, valid=1. Only the thread that owns the record calls it.
  *
  * <p>Why these fences: the readers that matter (eBPF at a perf sample or a syscall) interrupt the
  * writing thread itself and so see its stores in program order; only the JIT could reorder them.
@@ -16,11 +16,11 @@ import java.nio.ByteOrder;
  * instruction, on aarch64 they also order the stores for the CPU. The opaque store of valid=0 may
  * not be elided or merged with the later valid=1 store to the same bytes.
  *
- * <p>Layout (tls-publish/include/vtctx/record.h): trace-id at 0 (16 bytes), span-id at 16 (8), valid
- * at 24, trace-flags at 25, attrs-data-size at 26 (left alone: attributes are not the shim's). The
- * ids are in W3C (network) byte order, so they are written as big-endian longs. valid and flags
- * are written together as one little-endian short (valid is the low byte at offset 24): the final
- * store publishes the flags and valid=1 at once.
+ * <p>Layout (tls-publish/include/vtctx/record.h): trace-id at 0 (16 bytes), span-id at 16 (8),
+ * valid at 24, trace-flags at 25, attrs-data-size at 26 (left alone: attributes are not the
+ * shim's). The ids are in W3C (network) byte order, so they are written as big-endian longs. valid
+ * and flags are written together as one little-endian short (valid is the low byte at offset 24):
+ * the final store publishes the flags and valid=1 at once.
  */
 public final class RecordWriter {
   public static final int TRACE_ID = 0;

@@ -8,14 +8,14 @@ import java.nio.ByteBuffer;
  *
  * <p>Lifetime: the agent binds one record to each thread (virtual or platform) for the thread's
  * whole life and recycles it after the thread ends. The view is reachable only through this
- * thread's ThreadLocal, so only this thread ever writes through it, and only while it runs: it
- * can never write into a record that has been handed to another thread. (An inheritable thread
- * local would break that; this one is not.) The view is garbage together with its thread.
+ * thread's ThreadLocal, so only this thread ever writes through it, and only while it runs: it can
+ * never write into a record that has been handed to another thread. (An inheritable thread local
+ * would break that; this one is not.) The view is garbage together with its thread.
  *
  * <p>Cost: the first publish on a thread takes one JNI call (currentRecord: the agent binds a
  * record if the thread has none yet, e.g. after a late attach), a slice of a shared window (see
- * {@link RecordViews}) and about 200 bytes of heap (map entry, this object, the view, the id
- * cache), which is what huge numbers of publishing virtual threads cost. Threads that never
+ * {@link RecordViews}) and about 200 bytes of heap, estimated (map entry, this object, the view,
+ * the id cache), which is what huge numbers of publishing virtual threads cost. Threads that never
  * publish pay nothing.
  */
 public final class ThreadRecord {
@@ -73,8 +73,8 @@ public final class ThreadRecord {
   }
 
   /**
-   * Publishes these ids and flags, which come from {@code source}, unless the record already
-   * holds exactly them; afterwards {@link #holds(Object) holds(source)} is true.
+   * Publishes these ids and flags, which come from {@code source}, unless the record already holds
+   * exactly them; afterwards {@link #holds(Object) holds(source)} is true.
    */
   public void publish(long traceHigh, long traceLow, long span, int flags, Object source) {
     if ((traceHigh | traceLow) == 0 || span == 0) { // W3C: all-zero ids are invalid

@@ -10,8 +10,8 @@ import java.lang.System.Logger.Level;
 
 /**
  * Warns once, at the first span start, if {@link VtctxContextStorage} is not in OpenTelemetry's
- * context storage although the vtctx agent is active: spans would then never reach the records.
- * By the first span start the storage exists (starting a span reads the current context).
+ * context storage although the vtctx agent is active: spans would then never reach the records. By
+ * the first span start the storage exists (starting a span reads the current context).
  */
 final class InstallCheck implements SpanProcessor {
   private static final System.Logger LOG = System.getLogger("io.vtctx");

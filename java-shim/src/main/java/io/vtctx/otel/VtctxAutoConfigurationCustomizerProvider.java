@@ -5,13 +5,12 @@ import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvide
 
 /**
  * Installs {@link VtctxContextStorage} when the OpenTelemetry SDK is autoconfigured: by the
- * application ({@code AutoConfiguredOpenTelemetrySdk}, found through {@code
- * META-INF/services}) or by the OpenTelemetry Java agent (this jar given as {@code
- * -Dotel.javaagent.extensions}).
+ * application ({@code AutoConfiguredOpenTelemetrySdk}, found through {@code META-INF/services}) or
+ * by the OpenTelemetry Java agent (this jar given as {@code -Dotel.javaagent.extensions}).
  *
- * <p>It also adds a span processor that checks, at the first span start, that the decorator made
- * it into the context storage: if the storage was created before autoconfiguration (some code used
- * the context first), it logs one warning telling to call {@link VtctxContextStorage#install()}
+ * <p>It also adds a span processor that checks, at the first span start, that the decorator made it
+ * into the context storage: if the storage was created before autoconfiguration (some code used the
+ * context first), it logs one warning telling to call {@link VtctxContextStorage#install()}
  * earlier, instead of staying silent.
  */
 public final class VtctxAutoConfigurationCustomizerProvider

@@ -34,8 +34,8 @@ public final class VtctxContextStorage implements ContextStorage {
   /**
    * Registers the decorator with {@link ContextStorage#addWrapper}. It takes effect only if
    * OpenTelemetry has not created its context storage yet (that happens at the first context
-   * operation), so call this early, e.g. in a static initializer of the main class; repeated
-   * calls do nothing.
+   * operation), so call this early, e.g. in a static initializer of the main class; repeated calls
+   * do nothing.
    */
   public static void install() {
     if (installRequested.compareAndSet(false, true)) {
@@ -44,8 +44,8 @@ public final class VtctxContextStorage implements ContextStorage {
   }
 
   /**
-   * True once OpenTelemetry's context storage was created with this decorator in it. False
-   * before the storage exists, or if it was created before {@link #install()}.
+   * True once OpenTelemetry's context storage was created with this decorator in it. False before
+   * the storage exists, or if it was created before {@link #install()}.
    */
   public static boolean isInstalled() {
     return installed;

@@ -27,11 +27,16 @@ class RecordWriterTest {
     assertEquals(
         "4bf92f3577b34da6a3ce929d0e0e4736" + "00f067aa0ba902b7" + "01" + "01" + "0000",
         HEX.formatHex(header));
-    assertTrue(RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, 1));
-    assertFalse(RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, 0));
-    assertFalse(RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b8L, 1));
-    assertFalse(RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4737L, 0x00f067aa0ba902b7L, 1));
-    assertFalse(RecordWriter.holds(r, 0x4bf92f3577b34da7L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, 1));
+    assertTrue(
+        RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, 1));
+    assertFalse(
+        RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, 0));
+    assertFalse(
+        RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b8L, 1));
+    assertFalse(
+        RecordWriter.holds(r, 0x4bf92f3577b34da6L, 0xa3ce929d0e0e4737L, 0x00f067aa0ba902b7L, 1));
+    assertFalse(
+        RecordWriter.holds(r, 0x4bf92f3577b34da7L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, 1));
   }
 
   @Test

@@ -76,7 +76,8 @@ class JavaagentExtensionIT {
                   }));
     }
     for (Thread t : threads) assertTrue(t.join(Duration.ofSeconds(120)), "thread did not finish");
-    System.out.println("JavaagentExtensionIT: checks=" + checks.get() + " failures=" + failures.size());
+    System.out.println(
+        "JavaagentExtensionIT: checks=" + checks.get() + " failures=" + failures.size());
     assertEquals(List.of(), failures.subList(0, Math.min(5, failures.size())));
     assertEquals(500L * 9, checks.get());
   }

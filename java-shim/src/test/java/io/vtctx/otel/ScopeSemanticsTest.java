@@ -21,7 +21,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The decorator's rule, case by case: after every context change the record holds Span.current(). */
+/**
+ * The decorator's rule, case by case: after every context change the record holds Span.current().
+ */
 @Tag("agent")
 class ScopeSemanticsTest {
   private static Tracer tracer;
@@ -51,7 +53,8 @@ class ScopeSemanticsTest {
   @Test
   void theDecoratorIsWhatTheSpiInstalled() {
     assertTrue(VtctxContextStorage.isInstalled());
-    assertTrue(ContextStorage.get() instanceof VtctxContextStorage, ContextStorage.get().toString());
+    assertTrue(
+        ContextStorage.get() instanceof VtctxContextStorage, ContextStorage.get().toString());
   }
 
   @Test

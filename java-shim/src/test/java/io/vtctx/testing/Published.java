@@ -47,7 +47,9 @@ public record Published(long address, byte[] header) {
   public static String mismatch(long record, SpanContext expected) {
     Published p = now();
     if (p.address != record) {
-      return "carrier publishes 0x" + Long.toHexString(p.address) + ", not the thread's 0x"
+      return "carrier publishes 0x"
+          + Long.toHexString(p.address)
+          + ", not the thread's 0x"
           + Long.toHexString(record);
     }
     if (expected == null || !expected.isValid()) {
@@ -57,15 +59,30 @@ public record Published(long address, byte[] header) {
         || !Arrays.equals(p.traceId(), expected.getTraceIdBytes())
         || !Arrays.equals(p.spanId(), expected.getSpanIdBytes())
         || p.flags() != (expected.getTraceFlags().asByte() & 0xff)) {
-      return "record " + p + ", current span " + expected.getTraceId() + "/"
-          + expected.getSpanId() + " flags " + expected.getTraceFlags().asHex();
+      return "record "
+          + p
+          + ", current span "
+          + expected.getTraceId()
+          + "/"
+          + expected.getSpanId()
+          + " flags "
+          + expected.getTraceFlags().asHex();
     }
     return null;
   }
 
   @Override
   public String toString() {
-    return "0x" + Long.toHexString(address) + " {trace " + HEX.formatHex(traceId()) + ", span "
-        + HEX.formatHex(spanId()) + ", valid " + valid() + ", flags " + flags() + "}";
+    return "0x"
+        + Long.toHexString(address)
+        + " {trace "
+        + HEX.formatHex(traceId())
+        + ", span "
+        + HEX.formatHex(spanId())
+        + ", valid "
+        + valid()
+        + ", flags "
+        + flags()
+        + "}";
   }
 }

@@ -8,8 +8,8 @@ import java.util.Map;
 /**
  * The OpenTelemetry SDK the tests use, autoconfigured exactly as an application would: the
  * autoconfigure SPI finds io.vtctx.otel.VtctxAutoConfigurationCustomizerProvider through
- * META-INF/services. Every test that touches the OpenTelemetry context gets its tracer here
- * first, so the decorator is registered before the context storage is created.
+ * META-INF/services. Every test that touches the OpenTelemetry context gets its tracer here first,
+ * so the decorator is registered before the context storage is created.
  */
 public final class TestOtel {
   private static final OpenTelemetrySdk SDK =

@@ -21,9 +21,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The per-thread cost of the cached view: a new virtual thread that makes one span current and
- * closes it, started and joined, without ("plain") and with the decorator ("vtctx"). With the
- * shim the thread's first publish takes one JNI call (currentRecordBuffer) and allocates its
- * ThreadLocal entry, view and caches.
+ * closes it, started and joined, without ("plain") and with the decorator ("vtctx"). With the shim
+ * the thread's first publish takes one JNI call (currentRecordBuffer) and allocates its ThreadLocal
+ * entry, view and caches.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

@@ -19,10 +19,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The candidate write paths for one publish of a changed context (the span-id alternates, so
- * every operation really rewrites the record). Needs the agent (-agentpath) and, for the JNI
- * candidates, the carrier probe library (-Djava.library.path=build/tests/jvm), whose write() is
- * exactly "one JNI call into the native in-place writer".
+ * The candidate write paths for one publish of a changed context (the span-id alternates, so every
+ * operation really rewrites the record). Needs the agent (-agentpath) and, for the JNI candidates,
+ * the carrier probe library (-Djava.library.path=build/tests/jvm), whose write() is exactly "one
+ * JNI call into the native in-place writer".
  *
  * <ul>
  *   <li>baseline: producing the alternating id only
@@ -30,8 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       cached direct view, compare with the record, fenced write
  *   <li>apiSetUnchanged: the same with an id already in the record (compare only, no write)
  *   <li>viewWriteOnly: the fenced Java write through a view held in a field (no lookup)
- *   <li>jniWriteCachedAddress: one JNI call per write to the native writer, address held in a
- *       field (what a per-thread cached address plus a JNI writer would cost, minus the lookup)
+ *   <li>jniWriteCachedAddress: one JNI call per write to the native writer, address held in a field
+ *       (what a per-thread cached address plus a JNI writer would cost, minus the lookup)
  *   <li>jniLookupAndWrite: the agent's currentRecord() (JNI + JVMTI thread-local lookup) plus the
  *       JNI write: a native path that keeps no Java-side state at all
  *   <li>*InVirtualThread: the shipped and the JNI path looped inside one virtual thread
