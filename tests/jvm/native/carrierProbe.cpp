@@ -94,6 +94,19 @@ JNIEXPORT jint JNICALL Java_io_vtctx_test_CarrierProbe_readPublished(JNIEnv* env
   return n;
 }
 
+// In one call (one carrier): copies the first out.length bytes of the record this carrier
+// publishes into out and returns its address (0 = NULL: nothing copied, -1 = no slot).
+JNIEXPORT jlong JNICALL Java_io_vtctx_test_CarrierProbe_snapshot(JNIEnv* env, jclass,
+                                                                 jbyteArray out) {
+  void** slot = Slot();
+  if (slot == nullptr) return -1;
+  void* record = *slot;
+  if (record != nullptr) {
+    env->SetByteArrayRegion(out, 0, env->GetArrayLength(out), static_cast<const jbyte*>(record));
+  }
+  return reinterpret_cast<jlong>(record);
+}
+
 // Writes a context into the record at `record` with the one native in-place writer.
 JNIEXPORT void JNICALL Java_io_vtctx_test_CarrierProbe_write(JNIEnv*, jclass, jlong record,
                                                              jlong trace_hi, jlong trace_lo,

@@ -31,6 +31,12 @@ public final class CarrierProbe {
   /** Copies the published record's first out.length bytes; returns bytes copied (0 = NULL). */
   public static native int readPublished(byte[] out);
 
+  /**
+   * In one call (one carrier): copies the first out.length bytes of the record this carrier
+   * publishes into out and returns its address (0 = NULL, nothing copied; -1 = no slot).
+   */
+  public static native long snapshot(byte[] out);
+
   /** Writes a context into the record at {@code record} with the native in-place writer. */
   public static native void write(long record, long traceHi, long traceLo, long span, int flags);
 

@@ -25,6 +25,15 @@ public final class AgentNatives {
    */
   public static native ByteBuffer currentRecordBuffer();
 
+  /**
+   * A direct view of the address window that holds {@code record} (one of the agent's records):
+   * from {@code record} rounded down to a multiple of 2^20, 2^20 + 640 bytes long. Null if the
+   * agent is inactive or {@code record} is not one of its records. Lets the shim slice per-thread
+   * views in Java instead of paying a JNI buffer creation per thread; never expose it: it spans
+   * other threads' records and memory that may not be mapped.
+   */
+  public static native ByteBuffer recordWindow(long record);
+
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
 

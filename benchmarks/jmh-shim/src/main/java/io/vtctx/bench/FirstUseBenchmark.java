@@ -1,0 +1,58 @@
+package io.vtctx.bench;
+
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.vtctx.otel.VtctxContextStorage;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The per-thread cost of the cached view: a new virtual thread that makes one span current and
+ * closes it, started and joined, without ("plain") and with the decorator ("vtctx"). With the shim
+ * the thread's first publish takes one JNI call (currentRecordBuffer) and allocates its ThreadLocal
+ * entry, view and caches.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(3)
+public class FirstUseBenchmark {
+  @Param({"plain", "vtctx"})
+  public String storage;
+
+  private Runnable task;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    if (storage.equals("vtctx")) VtctxContextStorage.install();
+    Tracer tracer = SdkTracerProvider.builder().build().get("bench");
+    Span span = tracer.spanBuilder("s").setNoParent().startSpan();
+    Context context = Context.root().with(span);
+    task =
+        () -> {
+          try (io.opentelemetry.context.Scope s = context.makeCurrent()) {
+            // one publish in, one out
+          }
+        };
+  }
+
+  @Benchmark
+  public void virtualThreadWithOneScope() throws InterruptedException {
+    Thread.ofVirtual().start(task).join();
+  }
+}

@@ -1,0 +1,113 @@
+package io.vtctx.bench;
+
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.ContextKey;
+import io.opentelemetry.context.ContextStorage;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.vtctx.ThreadContext;
+import io.vtctx.otel.VtctxContextStorage;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * OpenTelemetry scope changes with real SDK spans, without ("plain": OpenTelemetry's default
+ * storage) and with the shim's decorator ("vtctx"). Each operation is one makeCurrent() and its
+ * close(): TWO context changes, both inside an enclosing span that is current for the whole run.
+ * Each fork is one storage (the storage is chosen once per JVM).
+ *
+ * <ul>
+ *   <li>changedSpan: a child span made current and closed (both changes rewrite the record)
+ *   <li>unchangedSpan: a context with the same span and another key (nothing to rewrite)
+ *   <li>newSpan: a different child span every time (1024 in rotation): its span-id is decoded
+ *   <li>newTrace: a different root span of a different trace every time: 48 hex digits decoded
+ * </ul>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(3)
+public class ScopeBenchmark {
+  private static final ContextKey<String> KEY = ContextKey.named("bench");
+  private static final int ROTATION = 1024;
+
+  @Param({"plain", "vtctx"})
+  public String storage;
+
+  private Context child;
+  private Context sameSpan;
+  private final Context[] newSpans = new Context[ROTATION];
+  private final Context[] newTraces = new Context[ROTATION];
+  private int next;
+  private io.opentelemetry.context.Scope outerScope;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    if (storage.equals("vtctx")) {
+      VtctxContextStorage.install(); // before the first context operation of this JVM
+    }
+    Tracer tracer = SdkTracerProvider.builder().build().get("bench");
+    Span parent = tracer.spanBuilder("outer").setNoParent().startSpan();
+    Context outer = Context.root().with(parent);
+    child = outer.with(tracer.spanBuilder("child").setParent(outer).startSpan());
+    sameSpan = outer.with(KEY, "x");
+    for (int i = 0; i < ROTATION; i++) {
+      newSpans[i] = outer.with(tracer.spanBuilder("c").setParent(outer).startSpan());
+      newTraces[i] = Context.root().with(tracer.spanBuilder("r").setNoParent().startSpan());
+    }
+    outerScope = outer.makeCurrent();
+    boolean decorated = ContextStorage.get() instanceof VtctxContextStorage;
+    if (decorated != storage.equals("vtctx")) throw new IllegalStateException("wrong storage");
+    if (decorated && ThreadContext.isAgentActive() && ThreadContext.recordAddress() == 0) {
+      throw new IllegalStateException("no record for the benchmark thread");
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    outerScope.close();
+  }
+
+  @Benchmark
+  public void changedSpan() {
+    try (io.opentelemetry.context.Scope s = child.makeCurrent()) {
+      // the scope change is the work
+    }
+  }
+
+  @Benchmark
+  public void unchangedSpan() {
+    try (io.opentelemetry.context.Scope s = sameSpan.makeCurrent()) {
+      // the scope change is the work
+    }
+  }
+
+  @Benchmark
+  public void newSpan() {
+    try (io.opentelemetry.context.Scope s = newSpans[next++ & (ROTATION - 1)].makeCurrent()) {
+      // the scope change is the work
+    }
+  }
+
+  @Benchmark
+  public void newTrace() {
+    try (io.opentelemetry.context.Scope s = newTraces[next++ & (ROTATION - 1)].makeCurrent()) {
+      // the scope change is the work
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package io.vtctx.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The in-place writer of an OTEP 4947 record (the Java twin of tls-publish/recordWriter.h):
+ * valid=0, fence, payload, fence, valid=1. Only the thread that owns the record calls it.
+ *
+ * <p>Why these fences: the readers that matter (eBPF at a perf sample or a syscall) interrupt the
+ * writing thread itself and so see its stores in program order; only the JIT could reorder them.
+ * {@link VarHandle#storeStoreFence()} keeps valid=0 before the payload and the release store of
+ * valid=1 keeps the payload before it; on x86-64 both are compiler barriers that emit no
+ * instruction, on aarch64 they also order the stores for the CPU. The opaque store of valid=0 may
+ * not be elided or merged with the later valid=1 store to the same bytes.
+ *
+ * <p>Layout (tls-publish/include/vtctx/record.h): trace-id at 0 (16 bytes), span-id at 16 (8),
+ * valid at 24, trace-flags at 25, attrs-data-size at 26 (left alone: attributes are not the
+ * shim's). The ids are in W3C (network) byte order, so they are written as big-endian longs. valid
+ * and flags are written together as one little-endian short (valid is the low byte at offset 24):
+ * the final store publishes the flags and valid=1 at once.
+ */
+public final class RecordWriter {
+  public static final int TRACE_ID = 0;
+  public static final int SPAN_ID = 16;
+  public static final int VALID = 24;
+  public static final int TRACE_FLAGS = 25;
+
+  private static final VarHandle IDS =
+      MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle VALID_AND_FLAGS =
+      MethodHandles.byteBufferViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private RecordWriter() {}
+
+  /** True if {@code record} is valid and holds exactly these ids and flags. */
+  public static boolean holds(
+      ByteBuffer record, long traceHigh, long traceLow, long span, int flags) {
+    return (short) VALID_AND_FLAGS.get(record, VALID) == validAndFlags(flags)
+        && (long) IDS.get(record, SPAN_ID) == span
+        && (long) IDS.get(record, TRACE_ID + 8) == traceLow
+        && (long) IDS.get(record, TRACE_ID) == traceHigh;
+  }
+
+  /** Publishes a context (the caller checked that the ids are valid, i.e. not all zero). */
+  public static void write(ByteBuffer record, long traceHigh, long traceLow, long span, int flags) {
+    VALID_AND_FLAGS.setOpaque(record, VALID, (short) 0);
+    VarHandle.storeStoreFence(); // valid=0 lands before any payload byte
+    IDS.set(record, TRACE_ID, traceHigh);
+    IDS.set(record, TRACE_ID + 8, traceLow);
+    IDS.set(record, SPAN_ID, span);
+    VALID_AND_FLAGS.setRelease(record, VALID, validAndFlags(flags)); // payload before valid=1
+  }
+
+  /** True if the record carries no context: valid=0 and ids zero (what {@link #clear} leaves). */
+  public static boolean isClear(ByteBuffer record) {
+    return (short) VALID_AND_FLAGS.get(record, VALID) == 0
+        && (long) IDS.get(record, SPAN_ID) == 0
+        && (long) IDS.get(record, TRACE_ID + 8) == 0
+        && (long) IDS.get(record, TRACE_ID) == 0;
+  }
+
+  /** Detaches: valid=0 first (readers stop using the record), then the ids are zeroed. */
+  public static void clear(ByteBuffer record) {
+    VALID_AND_FLAGS.setOpaque(record, VALID, (short) 0);
+    VarHandle.storeStoreFence(); // no reader may see zeroed ids with valid=1
+    IDS.set(record, TRACE_ID, 0L);
+    IDS.set(record, TRACE_ID + 8, 0L);
+    IDS.set(record, SPAN_ID, 0L);
+  }
+
+  private static short validAndFlags(int flags) {
+    return (short) (((flags & 0xff) << 8) | 1);
+  }
+}

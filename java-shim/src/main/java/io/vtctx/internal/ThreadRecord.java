@@ -1,0 +1,111 @@
+package io.vtctx.internal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The calling thread's record, as a direct view cached in a {@link ThreadLocal}, plus the thread's
+ * {@link IdCache}.
+ *
+ * <p>Lifetime: the agent binds one record to each thread (virtual or platform) for the thread's
+ * whole life and recycles it after the thread ends. The view is reachable only through this
+ * thread's ThreadLocal, so only this thread ever writes through it, and only while it runs: it can
+ * never write into a record that has been handed to another thread. (An inheritable thread local
+ * would break that; this one is not.) The view is garbage together with its thread.
+ *
+ * <p>Cost: the first publish on a thread takes one JNI call (currentRecord: the agent binds a
+ * record if the thread has none yet, e.g. after a late attach), a slice of a shared window (see
+ * {@link RecordViews}) and about 200 bytes of heap, estimated (map entry, this object, the view,
+ * the id cache), which is what huge numbers of publishing virtual threads cost. Threads that never
+ * publish pay nothing.
+ */
+public final class ThreadRecord {
+  private static final ThreadLocal<ThreadRecord> CURRENT = new ThreadLocal<>();
+  // Cached for a thread the agent could give no record (its pool is exhausted): publishes nothing.
+  private static final ThreadRecord NONE = new ThreadRecord(null);
+  private static int recordSize; // the agent's, fixed for the process; 0 = not asked yet
+
+  private final ByteBuffer view;
+  private IdCache ids;
+  // Identity of what a publisher last made the record hold (an OpenTelemetry SpanContext), or
+  // null after any other write. Lets a publisher skip an unchanged source with one compare. Exact
+  // as long as this shim is the record's only writer while the thread lives (the agent writes a
+  // record only before its thread starts and after it ends).
+  private Object source;
+
+  private ThreadRecord(ByteBuffer view) {
+    this.view = view;
+  }
+
+  /** The calling thread's record, or null if there is none (agent absent, or no record). */
+  public static ThreadRecord current() {
+    if (!AgentLink.active()) return null;
+    ThreadRecord r = CURRENT.get();
+    if (r == null) r = bind();
+    return r.view != null ? r : null;
+  }
+
+  private static ThreadRecord bind() {
+    // The agent binds a record now if the thread has none yet (e.g. it predates a late attach).
+    ByteBuffer view = RecordViews.viewOf(AgentNatives.currentRecord(), recordSize());
+    if (view == null) view = AgentNatives.currentRecordBuffer(); // the slow, always-valid way
+    // Records are 64-byte aligned; the check keeps a wrong address from becoming an exception in
+    // the aligned accesses of RecordWriter.
+    ThreadRecord r =
+        view != null && view.capacity() >= 28 && view.alignmentOffset(0, 8) == 0
+            ? new ThreadRecord(view)
+            : NONE;
+    try {
+      CURRENT.set(r);
+    } catch (UnsupportedOperationException e) {
+      // A thread that does not support thread locals (JDK-internal): not cached, still usable.
+    }
+    return r;
+  }
+
+  private static int recordSize() {
+    int size = recordSize;
+    return size != 0 ? size : (recordSize = AgentNatives.recordSize());
+  }
+
+  /** Publishes these ids and flags unless the record already holds exactly them. */
+  public void publish(long traceHigh, long traceLow, long span, int flags) {
+    publish(traceHigh, traceLow, span, flags, null);
+  }
+
+  /**
+   * Publishes these ids and flags, which come from {@code source}, unless the record already holds
+   * exactly them; afterwards {@link #holds(Object) holds(source)} is true.
+   */
+  public void publish(long traceHigh, long traceLow, long span, int flags, Object source) {
+    if ((traceHigh | traceLow) == 0 || span == 0) { // W3C: all-zero ids are invalid
+      clear(source);
+      return;
+    }
+    if (!RecordWriter.holds(view, traceHigh, traceLow, span, flags)) {
+      RecordWriter.write(view, traceHigh, traceLow, span, flags);
+    }
+    this.source = source;
+  }
+
+  /** Leaves the record without context (valid=0), unless it already is. */
+  public void clear() {
+    clear(null);
+  }
+
+  /** Like {@link #clear()}, for a source that has no valid context. */
+  public void clear(Object source) {
+    if (!RecordWriter.isClear(view)) RecordWriter.clear(view);
+    this.source = source;
+  }
+
+  /** True if the last publish or clear was for this same (non-null) source object. */
+  public boolean holds(Object source) {
+    return source == this.source && source != null;
+  }
+
+  /** This thread's id cache (created at first use: the plain API does not need it). */
+  public IdCache ids() {
+    IdCache c = ids;
+    return c != null ? c : (ids = new IdCache());
+  }
+}

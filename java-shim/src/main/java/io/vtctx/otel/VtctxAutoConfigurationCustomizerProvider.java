@@ -1,0 +1,24 @@
+package io.vtctx.otel;
+
+import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizer;
+import io.opentelemetry.sdk.autoconfigure.spi.AutoConfigurationCustomizerProvider;
+
+/**
+ * Installs {@link VtctxContextStorage} when the OpenTelemetry SDK is autoconfigured: by the
+ * application ({@code AutoConfiguredOpenTelemetrySdk}, found through {@code META-INF/services}) or
+ * by the OpenTelemetry Java agent (this jar given as {@code -Dotel.javaagent.extensions}).
+ *
+ * <p>It also adds a span processor that checks, at the first span start, that the decorator made it
+ * into the context storage: if the storage was created before autoconfiguration (some code used the
+ * context first), it logs one warning telling to call {@link VtctxContextStorage#install()}
+ * earlier, instead of staying silent.
+ */
+public final class VtctxAutoConfigurationCustomizerProvider
+    implements AutoConfigurationCustomizerProvider {
+  @Override
+  public void customize(AutoConfigurationCustomizer customizer) {
+    VtctxContextStorage.install();
+    customizer.addTracerProviderCustomizer(
+        (builder, config) -> builder.addSpanProcessor(new InstallCheck()));
+  }
+}

@@ -1,0 +1,124 @@
+package io.vtctx.otel;
+
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.ContextStorage;
+import io.opentelemetry.context.Scope;
+import io.vtctx.internal.ThreadRecord;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link ContextStorage} decorator that keeps the calling thread's vtctx record equal to the span
+ * of its current context: after every change (a context made current, a scope closed) the record
+ * holds the current span's trace-id, span-id and flags, or valid=0 when the current context has no
+ * valid span. Closing a nested scope therefore republishes the outer span, with no special case.
+ *
+ * <p>Every read and write of OpenTelemetry's current context goes through ContextStorage, so this
+ * sees all changes without touching OpenTelemetry or the application. It is installed by {@link
+ * #install()}, which {@link VtctxAutoConfigurationCustomizerProvider} calls when the SDK is
+ * autoconfigured (also inside the OpenTelemetry Java agent, as an extension). Without the vtctx
+ * agent it only delegates.
+ */
+public final class VtctxContextStorage implements ContextStorage {
+  private static final System.Logger LOG = System.getLogger("io.vtctx");
+  private static final AtomicBoolean installRequested = new AtomicBoolean();
+  private static volatile boolean installed;
+  private static final AtomicBoolean failureLogged = new AtomicBoolean();
+
+  private final ContextStorage delegate;
+
+  private VtctxContextStorage(ContextStorage delegate) {
+    this.delegate = delegate;
+  }
+
+  /**
+   * Registers the decorator with {@link ContextStorage#addWrapper}. It takes effect only if
+   * OpenTelemetry has not created its context storage yet (that happens at the first context
+   * operation), so call this early, e.g. in a static initializer of the main class; repeated calls
+   * do nothing.
+   */
+  public static void install() {
+    if (installRequested.compareAndSet(false, true)) {
+      ContextStorage.addWrapper(VtctxContextStorage::wrapInstalled);
+    }
+  }
+
+  /**
+   * True once OpenTelemetry's context storage was created with this decorator in it. False before
+   * the storage exists, or if it was created before {@link #install()}.
+   */
+  public static boolean isInstalled() {
+    return installed;
+  }
+
+  /** Decorates {@code delegate} (for callers that build their own storage chain). */
+  public static ContextStorage wrap(ContextStorage delegate) {
+    return delegate instanceof VtctxContextStorage ? delegate : new VtctxContextStorage(delegate);
+  }
+
+  private static ContextStorage wrapInstalled(ContextStorage delegate) {
+    installed = true;
+    return wrap(delegate);
+  }
+
+  @Override
+  public Scope attach(Context toAttach) {
+    Scope scope = delegate.attach(toAttach);
+    if (toAttach == null) return scope; // attaching null is ignored by the contract
+    ThreadRecord record = ThreadRecord.current(); // null without the agent
+    if (record != null) publish(record, toAttach);
+    return new PublishingScope(scope, Thread.currentThread(), record);
+  }
+
+  @Override
+  public Context current() {
+    return delegate.current();
+  }
+
+  @Override
+  public Context root() {
+    return delegate.root();
+  }
+
+  // Never lets a publishing failure break the application's context handling.
+  private static void publish(ThreadRecord record, Context context) {
+    try {
+      SpanPublisher.publish(record, context);
+    } catch (RuntimeException | LinkageError e) {
+      if (failureLogged.compareAndSet(false, true)) {
+        LOG.log(Level.WARNING, "vtctx: publishing the current span failed", e);
+      }
+    }
+  }
+
+  /**
+   * Closes the delegate's scope, then republishes whatever is current afterwards: normally the
+   * context from before the attach, and still the truth if the delegate ignored an out-of-order
+   * close.
+   *
+   * <p>It keeps the record it published to, to skip a second thread-local lookup, but uses it only
+   * on the thread that owns it: OpenTelemetry wants scopes closed on their own thread, but a
+   * misplaced close must never write into another thread's record (that thread may have ended and
+   * its record may belong to a new thread). A scope opened before the agent was attached has no
+   * record and looks it up.
+   */
+  private final class PublishingScope implements Scope {
+    private final Scope scope;
+    private final Thread owner;
+    private final ThreadRecord record;
+
+    PublishingScope(Scope scope, Thread owner, ThreadRecord record) {
+      this.scope = scope;
+      this.owner = owner;
+      this.record = record;
+    }
+
+    @Override
+    public void close() {
+      scope.close();
+      ThreadRecord r =
+          record != null && Thread.currentThread() == owner ? record : ThreadRecord.current();
+      if (r != null) publish(r, delegate.current());
+    }
+  }
+}

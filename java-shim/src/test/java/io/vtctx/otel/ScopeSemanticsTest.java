@@ -1,0 +1,215 @@
+package io.vtctx.otel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.ContextKey;
+import io.opentelemetry.context.ContextStorage;
+import io.opentelemetry.context.Scope;
+import io.vtctx.ThreadContext;
+import io.vtctx.testing.Published;
+import io.vtctx.testing.TestOtel;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The decorator's rule, case by case: after every context change the record holds Span.current().
+ */
+@Tag("agent")
+class ScopeSemanticsTest {
+  private static Tracer tracer;
+
+  @BeforeAll
+  static void setUp() {
+    tracer = TestOtel.tracer();
+    assertTrue(Published.init(), "agent not loaded");
+  }
+
+  /** Runs {@code body} on a fresh virtual thread and rethrows what it threw. */
+  private static void onVirtualThread(Runnable body) throws Exception {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread t = Thread.ofVirtual().uncaughtExceptionHandler((th, e) -> failure.set(e)).start(body);
+    assertTrue(t.join(Duration.ofSeconds(30)), "test thread did not finish");
+    if (failure.get() != null) throw new AssertionError(failure.get());
+  }
+
+  private static void assertPublishes(SpanContext expected) {
+    assertNull(Published.mismatch(ThreadContext.recordAddress(), expected));
+  }
+
+  private static void assertPublishesCurrent() {
+    assertPublishes(Span.current().getSpanContext());
+  }
+
+  @Test
+  void theDecoratorIsWhatTheSpiInstalled() {
+    assertTrue(VtctxContextStorage.isInstalled());
+    assertTrue(
+        ContextStorage.get() instanceof VtctxContextStorage, ContextStorage.get().toString());
+  }
+
+  @Test
+  void nestedScopesRestoreTheOuterSpan() throws Exception {
+    onVirtualThread(
+        () -> {
+          assertPublishes(null);
+          Span a = tracer.spanBuilder("a").startSpan();
+          try (Scope sa = a.makeCurrent()) {
+            assertPublishes(a.getSpanContext());
+            Span b = tracer.spanBuilder("b").startSpan();
+            try (Scope sb = b.makeCurrent()) {
+              assertPublishes(b.getSpanContext());
+              Span c = tracer.spanBuilder("c").startSpan();
+              try (Scope sc = c.makeCurrent()) {
+                assertPublishes(c.getSpanContext());
+                assertEquals(a.getSpanContext().getTraceId(), c.getSpanContext().getTraceId());
+              }
+              assertPublishes(b.getSpanContext());
+            }
+            assertPublishes(a.getSpanContext());
+          }
+          assertPublishes(null);
+        });
+  }
+
+  @Test
+  void contextWithoutValidSpanLeavesValidZero() throws Exception {
+    onVirtualThread(
+        () -> {
+          Span a = tracer.spanBuilder("a").startSpan();
+          try (Scope sa = a.makeCurrent()) {
+            try (Scope root = Context.root().makeCurrent()) {
+              assertPublishes(null);
+            }
+            assertPublishes(a.getSpanContext());
+            try (Scope invalid = Span.getInvalid().makeCurrent()) {
+              assertPublishes(null);
+            }
+            assertPublishes(a.getSpanContext());
+          }
+        });
+  }
+
+  @Test
+  void unsampledSpansArePublishedWithFlagsZero() throws Exception {
+    onVirtualThread(
+        () -> {
+          SpanContext unsampled =
+              SpanContext.create(
+                  "0123456789abcdeffedcba9876543210",
+                  "1122334455667788",
+                  io.opentelemetry.api.trace.TraceFlags.getDefault(),
+                  io.opentelemetry.api.trace.TraceState.getDefault());
+          try (Scope s = Span.wrap(unsampled).makeCurrent()) {
+            assertPublishes(unsampled);
+            assertEquals(0, Published.now().flags());
+            assertEquals(1, Published.now().valid());
+          }
+        });
+  }
+
+  @Test
+  void aContextChangeThatKeepsTheSpanKeepsTheRecord() throws Exception {
+    onVirtualThread(
+        () -> {
+          ContextKey<String> key = ContextKey.named("other");
+          Span a = tracer.spanBuilder("a").startSpan();
+          try (Scope sa = a.makeCurrent();
+              Scope sk = Context.current().with(key, "x").makeCurrent()) {
+            assertSame(a, Span.current());
+            assertPublishes(a.getSpanContext());
+          }
+        });
+  }
+
+  @Test
+  void outOfOrderCloseKeepsWhatIsReallyCurrent() throws Exception {
+    onVirtualThread(
+        () -> {
+          Span a = tracer.spanBuilder("a").startSpan();
+          Span b = tracer.spanBuilder("b").startSpan();
+          Scope sa = a.makeCurrent();
+          Scope sb = b.makeCurrent();
+          sa.close(); // not the current scope: OpenTelemetry ignores it, b stays current
+          assertSame(b, Span.current());
+          assertPublishesCurrent();
+          sb.close();
+          assertSame(a, Span.current());
+          assertPublishesCurrent();
+          sa.close(); // now it is current: closes
+          assertPublishes(null);
+        });
+  }
+
+  @Test
+  void contextCarriedToAnotherThreadIsPublishedThere() throws Exception {
+    onVirtualThread(
+        () -> {
+          Span a = tracer.spanBuilder("a").startSpan();
+          AtomicReference<String> inOther = new AtomicReference<>("not run");
+          try (Scope sa = a.makeCurrent()) {
+            Thread other =
+                Thread.ofVirtual()
+                    .start(
+                        Context.current()
+                            .wrap(
+                                () ->
+                                    inOther.set(
+                                        Published.mismatch(
+                                            ThreadContext.recordAddress(), a.getSpanContext()))));
+            try {
+              assertTrue(other.join(Duration.ofSeconds(30)));
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+            assertPublishes(a.getSpanContext()); // the other thread's record is its own
+          }
+          assertNull(inOther.get());
+        });
+  }
+
+  @Test
+  void endingASpanDoesNotChangeWhatIsCurrent() throws Exception {
+    onVirtualThread(
+        () -> {
+          Span a = tracer.spanBuilder("a").startSpan();
+          try (Scope sa = a.makeCurrent()) {
+            a.end();
+            assertSame(a, Span.current());
+            assertPublishes(a.getSpanContext());
+          }
+          assertPublishes(null);
+        });
+  }
+
+  @Test
+  void platformThreadsToo() throws Exception {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread t =
+        Thread.ofPlatform()
+            .uncaughtExceptionHandler((th, e) -> failure.set(e))
+            .start(
+                () -> {
+                  Span a = tracer.spanBuilder("a").startSpan();
+                  try (Scope sa = a.makeCurrent()) {
+                    Span b = tracer.spanBuilder("b").startSpan();
+                    try (Scope sb = b.makeCurrent()) {
+                      assertPublishes(b.getSpanContext());
+                    }
+                    assertPublishes(a.getSpanContext());
+                  }
+                  assertPublishes(null);
+                });
+    assertTrue(t.join(Duration.ofSeconds(30)));
+    if (failure.get() != null) throw new AssertionError(failure.get());
+  }
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the shim's JMH benchmarks and runs every benchmark once, briefly, under the agent, so that
+# they keep compiling and running (setup checks included: -foe fails on any error). Not a
+# measurement: see benchmarks/jmh-shim/run.sh and docs/shim.md.
+#   env: MVN JAVA AGENT PROBE_DIR OUT JDK_RANGE (set by ctest)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+"$MVN" -B -ntp -q -f "$root/benchmarks/jmh-shim/pom.xml" "-Dvtctx.jdkVersion=$JDK_RANGE" \
+  "-Dvtctx.buildDir=$OUT" package
+"$JAVA" "-agentpath:$AGENT=log=error" -Djava.library.path="$PROBE_DIR" \
+  --enable-native-access=ALL-UNNAMED -jar "$OUT/benchmarks.jar" \
+  -f 1 -wi 0 -i 1 -r 100ms -foe true
