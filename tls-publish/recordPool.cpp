@@ -17,13 +17,19 @@ RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
   // Whole slabs only; at most 2^32 - 1 records so that a 1-based index fits 32 bits.
   const size_t max_bytes = ((size_t{UINT32_MAX} - 1) * record_size_) / kSlabBytes * kSlabBytes;
   size_t want = std::min(std::max(reserve_bytes, kSlabBytes) / kSlabBytes * kSlabBytes, max_bytes);
+  // Slabs are aligned to their size (the shim maps one Java buffer per slab-aligned window):
+  // over-reserve by one slab and trim both ends.
   for (; want >= kSlabBytes; want /= 2) {
-    void* p = mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p != MAP_FAILED) {
-      base_ = static_cast<char*>(p);
-      reserved_bytes_ = want / kSlabBytes * kSlabBytes;
-      break;
-    }
+    void* p = mmap(nullptr, want + kSlabBytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) continue;
+    const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t aligned = (raw + kSlabBytes - 1) & ~(uintptr_t{kSlabBytes} - 1);
+    if (aligned > raw) munmap(p, aligned - raw);
+    munmap(reinterpret_cast<void*>(aligned + want), raw + kSlabBytes - aligned);
+    base_ = reinterpret_cast<char*>(aligned);
+    reserved_bytes_ = want;
+    break;
   }
   // Records never straddle a slab boundary: the tail of a slab that cannot hold a whole record
   // stays unused (see At()).

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <set>
@@ -45,6 +46,18 @@ TEST(RecordPool, TakeGivesDistinctAlignedZeroedRecords) {
   // Reuse comes before carving: no new records were carved for the second round.
   EXPECT_GE(pool.Stats().carved, 1000u);
   EXPECT_LT(pool.Stats().carved, 1000u + RecordCache::kBatch);
+}
+
+TEST(RecordPool, SlabsAreAlignedToTheirSize) {
+  RecordPool pool;
+  RecordCache cache;
+  ThreadContextRecord* first = pool.Take(cache);
+  // The first carved record starts the first slab.
+  uintptr_t lowest = reinterpret_cast<uintptr_t>(first);
+  for (uint32_t i = 1; i < RecordCache::kBatch; ++i) {
+    lowest = std::min(lowest, reinterpret_cast<uintptr_t>(pool.Take(cache)));
+  }
+  EXPECT_EQ(lowest % RecordPool::kSlabBytes, 0u);
 }
 
 TEST(RecordPool, ReturnedRecordIsInvalidImmediately) {
