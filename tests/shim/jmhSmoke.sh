@@ -7,6 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 "$MVN" -B -ntp -q -f "$root/benchmarks/jmh-shim/pom.xml" "-Dvtctx.jdkVersion=$JDK_RANGE" \
   "-Dvtctx.buildDir=$OUT" package
-"$JAVA" "-agentpath:$AGENT=log=error" -Djava.library.path="$PROBE_DIR" \
+# jmh.ignoreLock: a smoke run measures nothing, so it need not wait for (or fail on) another JMH
+# run on the machine holding /tmp/jmh.lock.
+"$JAVA" "-agentpath:$AGENT=log=error" -Djava.library.path="$PROBE_DIR" -Djmh.ignoreLock=true \
   --enable-native-access=ALL-UNNAMED -jar "$OUT/benchmarks.jar" \
   -f 1 -wi 0 -i 1 -r 100ms -foe true
