@@ -11,6 +11,7 @@
 #define VTCTX_READER_ATTRIBUTE_NAMES_H_
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct NamedAttribute {
 
 // The attributes of `attrs` (attrs-data bytes), ordered by key index, labelled by `names`.
 std::vector<NamedAttribute> NameAttributes(std::span<const uint8_t> attrs,
+                                           const AttributeNames& names);
+
+// The same for entries already decoded (DecodeAttrs: key index -> value).
+std::vector<NamedAttribute> NameAttributes(const std::map<uint8_t, std::string>& decoded,
                                            const AttributeNames& names);
 
 // True if some complete entry of `attrs` has an index `names` does not name.
