@@ -40,7 +40,7 @@ constexpr char kHelp[] =
     "                            [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
     "\n"
     "Samples the CPU use of process P (a cpu-clock perf event per CPU) and tags every sample with\n"
-    "the context (trace/span) the interrupted thread's " VTCTX_TLS_SYMBOL
+    "the context (trace/span, attributes) the interrupted thread's " VTCTX_TLS_SYMBOL
     " points at. Prints\n"
     "'vtctx-reader: attached' on stderr once live; stops at SIGINT/SIGTERM, --duration or target\n"
     "exit, then prints the result and a summary line on stderr.\n"
@@ -61,7 +61,8 @@ constexpr char kHelp[] =
     "  --folded-attrs A folded: start each stack with '<name>=<value>' frames of these\n"
     "                   attributes, e.g. --folded-attrs http.route,user.id\n"
     "                   (--group-by/--folded-attrs send every sample to user space, like json)\n"
-    "  --ringbuf-mb N   ring buffer size in MiB for --format json, a power of two (default 4)\n"
+    "  --ringbuf-mb N   ring buffer size in MiB for json, --group-by and --folded-attrs, a\n"
+    "                   power of two (default 4)\n"
     "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
     "                   measure the fixed cost of a run with --bpf-stats\n"
     "  --bpf-stats      enable kernel BPF run-time statistics and report ns per sample\n"
