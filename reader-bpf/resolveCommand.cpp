@@ -108,11 +108,22 @@ absl::Status RunResolve(std::span<char* const> args) {
   // locate a different slot, which only happens with isolated namespaces such as RTLD_LOCAL
   // copies or dlmopen).
   const ModuleResolution& chosen = resolution->modules.front();
-  const ProcessContext context = ReadProcessContext(*pid, **memory);
-  const AttributeNames names = NamesOf(context);
+  ProcessContext context = ReadProcessContext(*pid, **memory);
+  AttributeNames names = NamesOf(context);
   absl::StatusOr<std::vector<ThreadSnapshot>> threads =
       SnapshotThreads(*pid, chosen.recipe, **memory);
   if (!threads.ok()) return threads.status();
+  // A key registered while the threads were read is only in a newer context: read it again if a
+  // record carries an index the first read does not name (key maps only grow, so the newer one
+  // names everything the older one did).
+  for (const ThreadSnapshot& t : *threads) {
+    if (!IsValidContext(t.View()) || !HasUnnamedIndex(t.attrs, names)) continue;
+    if (ProcessContext again = ReadProcessContext(*pid, **memory); again.ok()) {
+      context = std::move(again);
+      names = NamesOf(context);
+    }
+    break;
+  }
   if (std::string note = DescribeLimitation(context, *pid); !note.empty()) {
     fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
   }
