@@ -19,11 +19,16 @@ constexpr char kUsage[] =
     "\n"
     "commands:\n"
     "  resolve   --pid P [--format text|json]\n"
-    "            how the TLS symbol resolves, then every thread's current record\n"
+    "            how the TLS symbol resolves, the OTEP 4719 process context, then every\n"
+    "            thread's current record\n"
     "  syscalls  --pid P --syscall write[,NAME|NR...] [--format text|json] [--duration S]\n"
     "            one event per syscall entry, tagged with the calling thread's context (BPF)\n"
     "  profile   --pid P [--hz 99] [--duration S] [--format table|json|folded]\n"
-    "            CPU samples tagged with trace/span (BPF)\n"
+    "            [--group-by trace|NAME,...] [--folded-attrs NAME,...]\n"
+    "            CPU samples tagged with trace/span and attributes (BPF)\n"
+    "\n"
+    "Record attributes are named through the process context's attribute key map\n"
+    "(\"#<index>\" when it names no such key).\n"
     "\n"
     "`vtctx-reader <command> --help` describes a command's options.\n";
 

@@ -22,6 +22,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 target_tgid = 0;
 const volatile struct vtctx_slot_recipe vtctx_recipe = {};
 const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
+/* VTCTX_PROFILE_EVENTS: also collect user and kernel stack ids (folded output aggregated in user
+ * space). */
+const volatile bool event_stacks = false;
 /* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
 const volatile bool floor_only = false;
 
@@ -57,7 +60,15 @@ static __always_inline void count(__u32 which) {
   if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
 }
 
-static __always_inline int send_event(__u64 id, const struct vtctx_context* ctx) {
+static __always_inline void stack_ids(struct bpf_perf_event_data* pe, __s32* user, __s32* kernel) {
+  /* User stack through frame pointers (the kernel's perf unwinder); kernel stack via ORC. */
+  *user = bpf_get_stackid(pe, &stacks, BPF_F_USER_STACK);
+  *kernel = bpf_get_stackid(pe, &stacks, 0);
+  if (*user < 0 && *user != -VTCTX_EFAULT) count(VTCTX_PC_STACK_LOST);
+}
+
+static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
+                                      const struct vtctx_context* ctx) {
   struct vtctx_sample_event* e;
   __u32 attrs = vtctx_attrs_wanted(ctx);
 
@@ -77,6 +88,9 @@ static __always_inline int send_event(__u64 id, const struct vtctx_context* ctx)
   e->tid = (__u32)id;
   e->tgid = target_tgid;
   e->cpu = bpf_get_smp_processor_id();
+  e->user_stack_id = -1;
+  e->kernel_stack_id = -1;
+  if (event_stacks) stack_ids(pe, &e->user_stack_id, &e->kernel_stack_id);
   e->reserved = 0;
   bpf_ringbuf_submit(e,
                      vtctx_submit_flags(&events, sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0)));
@@ -99,12 +113,7 @@ static __always_inline int add_count(struct bpf_perf_event_data* pe,
   }
   key.user_stack_id = -1;
   key.kernel_stack_id = -1;
-  if (mode == VTCTX_PROFILE_STACKS) {
-    /* User stack through frame pointers (the kernel's perf unwinder); kernel stack via ORC. */
-    key.user_stack_id = bpf_get_stackid(pe, &stacks, BPF_F_USER_STACK);
-    key.kernel_stack_id = bpf_get_stackid(pe, &stacks, 0);
-    if (key.user_stack_id < 0 && key.user_stack_id != -VTCTX_EFAULT) count(VTCTX_PC_STACK_LOST);
-  }
+  if (mode == VTCTX_PROFILE_STACKS) stack_ids(pe, &key.user_stack_id, &key.kernel_stack_id);
   value = bpf_map_lookup_elem(&counts, &key);
   if (value) {
     *value += 1; /* this CPU's copy: no other writer while the program runs here */
@@ -128,7 +137,7 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
   count(VTCTX_PC_SAMPLES);
   if (floor_only) return 0;
   vtctx_read_context(&vtctx_recipe, &ctx);
-  err = mode == VTCTX_PROFILE_EVENTS ? send_event(id, &ctx) : add_count(pe, &ctx);
+  err = mode == VTCTX_PROFILE_EVENTS ? send_event(pe, id, &ctx) : add_count(pe, &ctx);
   if (err) count(VTCTX_PC_DROPPED);
   return 0;
 }

@@ -29,12 +29,17 @@ struct vtctx_profile_key {
 };
 
 /* Ring-buffer event of VTCTX_PROFILE_EVENTS; followed by attrs-data if ctx.attrs_len > 0 (the
- * reservation then has VTCTX_ATTRS_MAX_SIZE more bytes). */
+ * reservation then has VTCTX_ATTRS_MAX_SIZE more bytes). Used for --format json, and when samples
+ * are aggregated by attribute in user space (table --group-by, folded --folded-attrs): attribute
+ * values cannot be part of the in-kernel aggregation key cheaply. Stack ids are filled only with
+ * rodata `event_stacks` (else -1). */
 struct vtctx_sample_event {
   __u64 ts_ns;
   __u32 tid;
   __u32 tgid;
   __u32 cpu;
+  __s32 user_stack_id;   /* id in `stacks`, negative: none (as in vtctx_profile_key) */
+  __s32 kernel_stack_id; /* same for the kernel stack */
   __u32 reserved;
   struct vtctx_context ctx;
 };

@@ -5,11 +5,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "utf8.h"
 
 namespace vtctx::reader {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
+const AttributeNames kNoNames;
 
 bool AllZero(const uint8_t* bytes, size_t size) {
   return std::all_of(bytes, bytes + size, [](uint8_t b) { return b == 0; });
@@ -20,35 +22,6 @@ std::string IdHex(const ContextView& ctx, const uint8_t* bytes, size_t size) {
   if (!IsValidContext(ctx) || AllZero(bytes, size)) return out;
   AppendHex(out, bytes, size);
   return out;
-}
-
-// Length of the valid UTF-8 sequence at the start of `s`, 0 if invalid.
-size_t Utf8SequenceLength(absl::string_view s) {
-  const auto b0 = static_cast<uint8_t>(s[0]);
-  size_t len = 0;
-  uint32_t min = 0;
-  if (b0 < 0x80) return 1;
-  if ((b0 & 0xe0) == 0xc0) {
-    len = 2;
-    min = 0x80;
-  } else if ((b0 & 0xf0) == 0xe0) {
-    len = 3;
-    min = 0x800;
-  } else if ((b0 & 0xf8) == 0xf0) {
-    len = 4;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (s.size() < len) return 0;
-  uint32_t cp = b0 & (0x7f >> len);
-  for (size_t i = 1; i < len; ++i) {
-    const auto b = static_cast<uint8_t>(s[i]);
-    if ((b & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-  return len;
 }
 
 }  // namespace
@@ -126,7 +99,7 @@ void AppendJsonString(std::string& out, absl::string_view text) {
   out.push_back('"');
 }
 
-void AppendContextJson(std::string& out, const ContextView& ctx) {
+void AppendContextJson(std::string& out, const ContextView& ctx, const AttributeNames* names) {
   const bool have_record = ctx.status == VTCTX_CTX_OK || ctx.status == VTCTX_CTX_FAULT;
   out += "\"record\":\"";
   if (have_record && ctx.record != 0) out += absl::StrFormat("0x%x", ctx.record);
@@ -151,11 +124,41 @@ void AppendContextJson(std::string& out, const ContextView& ctx) {
       out += "\":";
       AppendJsonString(out, value);
     }
+    out += "},\"attributes\":{";
+    first = true;
+    for (const NamedAttribute& a : NameAttributes(ctx.attrs, names ? *names : kNoNames)) {
+      if (!first) out.push_back(',');
+      first = false;
+      AppendJsonString(out, a.label);
+      out += ':';
+      AppendJsonString(out, a.value);
+    }
     out += '}';
   }
 }
 
-void AppendContextText(std::string& out, const ContextView& ctx) {
+void AppendAttributeText(std::string& out, absl::string_view label, absl::string_view value) {
+  out += ' ';
+  AppendSafeText(out, label);
+  out += '=';
+  AppendJsonString(out, value);
+}
+
+void AppendSafeText(std::string& out, absl::string_view text) {
+  while (!text.empty()) {
+    const size_t len = Utf8SequenceLength(text);
+    const auto c = static_cast<uint8_t>(text[0]);
+    if (len == 0 || (len == 1 && (c < 0x20 || c == 0x7f || c == ' '))) {
+      out += '_';
+      text.remove_prefix(1);
+      continue;
+    }
+    out.append(text.data(), len);
+    text.remove_prefix(len);
+  }
+}
+
+void AppendContextText(std::string& out, const ContextView& ctx, const AttributeNames* names) {
   if (!IsValidContext(ctx)) {
     out += "no context (";
     if (ctx.status == VTCTX_CTX_OK) {
@@ -174,9 +177,8 @@ void AppendContextText(std::string& out, const ContextView& ctx) {
   out += span.empty() ? "-" : span;
   out += " flags=";
   AppendHex(out, &ctx.header.trace_flags, 1);
-  for (const auto& [key, value] : DecodeAttrs(ctx.attrs)) {
-    out += absl::StrFormat(" attr[%d]=", key);
-    AppendJsonString(out, value);
+  for (const NamedAttribute& a : NameAttributes(ctx.attrs, names ? *names : kNoNames)) {
+    AppendAttributeText(out, a.label, a.value);
   }
 }
 

@@ -7,6 +7,9 @@
 //   trace_flags  2 lowercase hex digits, "" unless valid == 1
 //   context      how the read went: ok | null | no_slot | fault | no_tp
 //   attrs        {"<key index>": "<value>"} (last entry per key wins), only when present
+//   attributes   {"<name>": "<value>"}, the same entries named through the process context's
+//                key map ("#<index>" when it names no such index; attributeNames.h), only with
+//                attrs
 #ifndef VTCTX_READER_RECORD_FORMAT_H_
 #define VTCTX_READER_RECORD_FORMAT_H_
 
@@ -16,6 +19,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "attributeNames.h"
 #include "tlsSlot.h"
 
 namespace vtctx::reader {
@@ -43,10 +47,20 @@ void AppendHex(std::string& out, const uint8_t* bytes, size_t size);
 // Appends a JSON string literal; invalid UTF-8 bytes become U+FFFD.
 void AppendJsonString(std::string& out, absl::string_view text);
 
-// Appends the context fields above, comma-separated, without braces.
-void AppendContextJson(std::string& out, const ContextView& ctx);
-// Appends "trace=<id> span=<id> flags=<xx>" or "no context (<why>)".
-void AppendContextText(std::string& out, const ContextView& ctx);
+// Appends ` <label>="<value>"`: the label through AppendSafeText, the value as a JSON string.
+void AppendAttributeText(std::string& out, absl::string_view label, absl::string_view value);
+// Appends `text` with invalid UTF-8 bytes, control characters and spaces replaced by '_' (for
+// names in space-separated text; names come from another process and are not trusted).
+void AppendSafeText(std::string& out, absl::string_view text);
+
+// Appends the context fields above, comma-separated, without braces. `names` labels attributes
+// (null: every index is "#<index>").
+void AppendContextJson(std::string& out, const ContextView& ctx,
+                       const AttributeNames* names = nullptr);
+// Appends "trace=<id> span=<id> flags=<xx>" and one ` <name>="<value>"` per attribute (values
+// escaped as JSON strings), or "no context (<why>)".
+void AppendContextText(std::string& out, const ContextView& ctx,
+                       const AttributeNames* names = nullptr);
 
 }  // namespace vtctx::reader
 

@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "cliArgs.h"
 #include "commands.h"
+#include "processContextReader.h"
 #include "processMemory.h"
 #include "recordFormat.h"
 #include "threadSnapshot.h"
@@ -21,13 +22,16 @@ constexpr char kHelp[] =
     "\n"
     "Finds every mapped ELF of process P that exports " VTCTX_TLS_SYMBOL
     " in .dynsym, classifies its\n"
-    "TLS access model from the relocations naming it, and prints each thread's current record.\n"
-    "Each thread is stopped (ptrace) while its slot and record are read, then resumed.\n"
+    "TLS access model from the relocations naming it, decodes the OTEP 4719 process context\n"
+    "(resource attributes, threadlocal.schema_version, threadlocal.attribute_key_map) and prints\n"
+    "each thread's current record with its attributes named through the key map. Each thread is\n"
+    "stopped (ptrace) while its slot and record are read, then resumed.\n"
     "\n"
     "  --pid P          target process\n"
     "  --format F       text (default) or json: one object per module (library, access_model,\n"
-    "                   tls, tls_offset or module_id/offset), then one per thread (tid, record,\n"
-    "                   valid, trace_id, span_id, trace_flags, ...)\n";
+    "                   tls, tls_offset or module_id/offset), then {\"process_context\":{...}},\n"
+    "                   then one per thread (tid, record, valid, trace_id, span_id, trace_flags,\n"
+    "                   attrs, attributes, ...)\n";
 
 constexpr FlagSpec kFlags[] = {{"pid", true}, {"format", true}};
 constexpr absl::string_view kFormats[] = {"text", "json"};
@@ -49,7 +53,7 @@ std::string ModuleJson(const ModuleResolution& m) {
   return out;
 }
 
-std::string ThreadJson(const ThreadSnapshot& t) {
+std::string ThreadJson(const ThreadSnapshot& t, const AttributeNames& names) {
   std::string out = absl::StrCat("{\"tid\":", t.tid, ",\"name\":");
   AppendJsonString(out, t.name);
   out += ",\"thread_pointer\":\"";
@@ -57,7 +61,7 @@ std::string ThreadJson(const ThreadSnapshot& t) {
   out += "\",\"slot\":\"";
   if (t.slot != 0) absl::StrAppendFormat(&out, "0x%x", t.slot);
   out += "\",";
-  AppendContextJson(out, t.View());
+  AppendContextJson(out, t.View(), &names);
   if (!t.note.empty()) {
     out += ",\"note\":";
     AppendJsonString(out, t.note);
@@ -66,11 +70,11 @@ std::string ThreadJson(const ThreadSnapshot& t) {
   return out;
 }
 
-std::string ThreadText(const ThreadSnapshot& t) {
+std::string ThreadText(const ThreadSnapshot& t, const AttributeNames& names) {
   std::string out = absl::StrFormat("  %-8d %-16s ", t.tid, t.name);
   out += t.slot != 0 ? absl::StrFormat("0x%-14x ", t.slot) : absl::StrFormat("%-16s ", "-");
   out += t.record != 0 ? absl::StrFormat("0x%-14x ", t.record) : absl::StrFormat("%-16s ", "-");
-  AppendContextText(out, t.View());
+  AppendContextText(out, t.View(), &names);
   if (!t.note.empty()) absl::StrAppend(&out, " [", t.note, "]");
   return out;
 }
@@ -104,25 +108,43 @@ absl::Status RunResolve(std::span<char* const> args) {
   // locate a different slot, which only happens with isolated namespaces such as RTLD_LOCAL
   // copies or dlmopen).
   const ModuleResolution& chosen = resolution->modules.front();
+  ProcessContext context = ReadProcessContext(*pid, **memory);
+  AttributeNames names = NamesOf(context);
   absl::StatusOr<std::vector<ThreadSnapshot>> threads =
       SnapshotThreads(*pid, chosen.recipe, **memory);
   if (!threads.ok()) return threads.status();
+  // A key registered while the threads were read is only in a newer context: read it again if a
+  // record carries an index the first read does not name (key maps only grow, so the newer one
+  // names everything the older one did).
+  for (const ThreadSnapshot& t : *threads) {
+    if (!IsValidContext(t.View()) || !HasUnnamedIndex(t.attrs, names)) continue;
+    if (ProcessContext again = ReadProcessContext(*pid, **memory); again.ok()) {
+      context = std::move(again);
+      names = NamesOf(context);
+    }
+    break;
+  }
+  if (std::string note = DescribeLimitation(context, *pid); !note.empty()) {
+    fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
+  }
 
   std::string out;
   if (json) {
     for (const ModuleResolution& m : resolution->modules)
       absl::StrAppend(&out, ModuleJson(m), "\n");
-    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadJson(t), "\n");
+    absl::StrAppend(&out, "{\"process_context\":", ProcessContextJson(context), "}\n");
+    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadJson(t, names), "\n");
   } else {
     absl::StrAppend(&out, "pid ", *pid, ": " VTCTX_TLS_SYMBOL " resolved\n");
     for (const ModuleResolution& m : resolution->modules) {
       absl::StrAppendFormat(&out, "  %s (load bias 0x%x%s)\n", DescribeModule(m), m.load_bias,
                             m.main_executable ? ", main executable" : "");
     }
+    out += ProcessContextText(context);
     absl::StrAppend(&out, "threads (each stopped while read):\n");
     absl::StrAppendFormat(&out, "  %-8s %-16s %-16s %-16s %s\n", "TID", "NAME", "SLOT", "RECORD",
                           "CONTEXT");
-    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadText(t), "\n");
+    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadText(t, names), "\n");
   }
   fwrite(out.data(), 1, out.size(), stdout);
   return absl::OkStatus();

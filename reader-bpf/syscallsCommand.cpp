@@ -25,6 +25,7 @@
 #include "syscallTable.h"
 #include "syscalls.h"
 #include "syscalls.skel.h"
+#include "targetContext.h"
 
 namespace vtctx::reader {
 namespace {
@@ -34,7 +35,8 @@ constexpr char kHelp[] =
     "                             [--ringbuf-mb N] [--bpf-stats] [--raw-tp] [--verbose]\n"
     "\n"
     "Prints one event per entry of the selected syscalls by any thread of process P, with the\n"
-    "context (trace/span) its " VTCTX_TLS_SYMBOL
+    "context (trace/span, attributes named through P's OTEP 4719 process context) "
+    "its\n" VTCTX_TLS_SYMBOL
     " points at. Attaches to the sys_enter tracepoint (BTF\n"
     "or raw; tracefs not needed). Prints 'vtctx-reader: attached' on stderr once live; SIGINT or\n"
     "SIGTERM drains the ring buffer, prints a summary line on stderr and exits 0. A syscall the\n"
@@ -44,7 +46,8 @@ constexpr char kHelp[] =
     "  --syscall NAMES  comma-separated syscall names or numbers (e.g. write,pwrite64), or 'all'\n"
     "  --format F       text (default) or json: one object per event with tid, syscall, nr, fd\n"
     "                   (arg 0), count (arg 2), args, record, valid, trace_id, span_id,\n"
-    "                   trace_flags, context, ts_ns\n"
+    "                   trace_flags, context, ts_ns, and with attributes: attrs (by key index)\n"
+    "                   and attributes ({name: value})\n"
     "  --duration S     stop after S seconds (default: until SIGINT/SIGTERM or target exit)\n"
     "  --ringbuf-mb N   ring buffer size in MiB, a power of two (default 16)\n"
     "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
@@ -98,12 +101,15 @@ absl::StatusOr<std::vector<int>> ParseSyscalls(const std::string& spec) {
 // Receives ring-buffer events and prints them; everything it prints goes through `line`.
 struct Consumer {
   bool json = false;
+  TargetContext* context = nullptr;
   uint64_t received = 0;
   std::string line;
 
   void Print(const vtctx_syscall_event& e, std::span<const uint8_t> attrs) {
     const ContextView ctx{e.ctx.status, e.ctx.record, e.ctx.header, attrs};
     const absl::string_view name = SyscallName(e.nr);
+    if (!attrs.empty()) context->OnEvent(attrs, e.ts_ns);
+    const AttributeNames& names = context->names();
     line.clear();
     if (json) {
       absl::StrAppend(&line, "{\"ts_ns\":", e.ts_ns, ",\"pid\":", e.tgid, ",\"tid\":", e.tid,
@@ -113,13 +119,13 @@ struct Consumer {
       for (int i = 0; i < 6; ++i)
         absl::StrAppendFormat(&line, "%s\"0x%x\"", i ? "," : "", e.args[i]);
       line += "],";
-      AppendContextJson(line, ctx);
+      AppendContextJson(line, ctx, &names);
       line += "}\n";
     } else {
       absl::StrAppendFormat(&line, "%d.%09d tid=%d %s(fd=%d, count=%d) ", e.ts_ns / 1000000000,
                             e.ts_ns % 1000000000, e.tid, name.empty() ? "?" : name,
                             static_cast<int32_t>(e.args[0]), e.args[2]);
-      AppendContextText(line, ctx);
+      AppendContextText(line, ctx, &names);
       line += '\n';
     }
     fwrite(line.data(), 1, line.size(), stdout);
@@ -206,8 +212,11 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   if (int err = syscalls_bpf__attach(skel.get()); err != 0) {
     return absl::InternalError(absl::StrCat("attaching to sys_enter: ", strerror(-err)));
   }
+  // Read after attaching: events from before this read are covered by it (processContextWatch.h).
+  TargetContext context(*pid, parsed->Has("verbose"));
   Consumer consumer;
   consumer.json = *format == "json";
+  consumer.context = &context;
   std::unique_ptr<ring_buffer, RingBufferDeleter> rb(
       ring_buffer__new(bpf_map__fd(skel->maps.events), Consumer::OnEvent, &consumer, nullptr));
   if (!rb) return absl::InternalError(absl::StrCat("ring buffer: ", strerror(errno)));
@@ -269,6 +278,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   if (consumer.received != submitted) {
     absl::StrAppendFormat(&summary, " undelivered=%d", submitted - consumer.received);
   }
+  summary += context.SummaryFields();
   const ProgramRunStats stats = ReadProgramRunStats(bpf_program__fd(prog));
   if (stats.run_cnt > 0) {
     // Runs include every thread's sys_enter (filtered out in a few instructions); the

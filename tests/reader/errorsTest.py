@@ -65,6 +65,14 @@ def main():
     expect(r, ["syscalls", "--pid", "1", "--syscall", "nosuch"], 2, "unknown syscall",
            "unknown syscall name")
     expect(r, ["profile", "--pid", "1", "--hz", "0"], 2, "--hz", "bad --hz")
+    expect(r, ["profile", "--pid", "1", "--group-by", "http.route", "--format", "json"], 2,
+           "--group-by applies to --format table", "--group-by with json")
+    expect(r, ["profile", "--pid", "1", "--folded-attrs", "http.route"], 2,
+           "--folded-attrs applies to --format folded", "--folded-attrs with table")
+    expect(r, ["profile", "--pid", "1", "--group-by", "a,,b"], 2, "comma-separated names",
+           "empty --group-by name")
+    expect(r, ["profile", "--pid", "1", "--group-by", "trace,a"], 2, "not both",
+           "--group-by mixing trace and attributes")
     code, _, err = run_reader(r, ["frobnicate"])
     check(code == 2 and "unknown command" in err, f"unknown command: exit {code}")
 

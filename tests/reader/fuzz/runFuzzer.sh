@@ -1,9 +1,10 @@
 #!/bin/sh
-# Runs elfFuzzer for a bounded time on a scratch copy of the seed corpus (so new inputs never land
-# in the source tree), plus any extra seed files given (the fixture libraries built by the suite).
+# Runs a reader fuzzer (elfFuzzer, pctxFuzzer) for a bounded time on a scratch copy of its seed
+# corpus (so new inputs never land in the source tree), plus any extra seed files given (the
+# fixture libraries built by the suite).
 #   runFuzzer.sh FUZZER SEED_DIR WORK_DIR SECONDS [EXTRA_SEED...]
 # A crash, leak, timeout or sanitizer report fails the test; the reproducer is left in
-# WORK_DIR/artifacts: add it to tests/reader/fuzz/regressions/ with the fix.
+# WORK_DIR/artifacts: add it to the fuzzer's regressions folder with the fix.
 set -eu
 fuzzer=$1 seeds=$2 work=$3 seconds=$4
 shift 4
