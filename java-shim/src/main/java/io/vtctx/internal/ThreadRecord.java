@@ -90,6 +90,38 @@ public final class ThreadRecord {
     this.source = source;
   }
 
+  /** Changes attributes inside a rewrite that {@link ThreadRecord} runs (payload stores only). */
+  public interface AttributeEdit {
+    void apply(ByteBuffer record);
+  }
+
+  /**
+   * Publishes these ids and flags and applies {@code edit} to the attributes, all in ONE in-place
+   * rewrite (valid=0, ids, attributes, valid=1), so a reader never sees the new span with the old
+   * span's attributes or the reverse. Always writes. All-zero ids clear instead (the edit still
+   * applies).
+   */
+  public void publish(
+      long traceHigh, long traceLow, long span, int flags, Object source, AttributeEdit edit) {
+    if ((traceHigh | traceLow) == 0 || span == 0) {
+      clear(source, edit);
+      return;
+    }
+    RecordWriter.begin(view);
+    RecordWriter.putIds(view, traceHigh, traceLow, span);
+    edit.apply(view);
+    RecordWriter.end(view, flags);
+    this.source = source;
+  }
+
+  /** Leaves the record without context (valid=0, ids zero) and applies {@code edit}, in one go. */
+  public void clear(Object source, AttributeEdit edit) {
+    RecordWriter.begin(view);
+    RecordWriter.putIds(view, 0L, 0L, 0L);
+    edit.apply(view);
+    this.source = source;
+  }
+
   /** Leaves the record without context (valid=0), unless it already is. */
   public void clear() {
     clear(null);
