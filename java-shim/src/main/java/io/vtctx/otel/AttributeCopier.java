@@ -17,15 +17,21 @@ import java.util.Objects;
  * scope closed back to another span), for each configured key:
  *
  * <ol>
- *   <li>the current span's own value, read now: a value set after the span started (http.route
- *       typically is) is picked up at the next span change, e.g. when a child span starts or a
- *       child's scope closes back to it;
+ *   <li>the current span's own value;
  *   <li>else the value its parent span had, if that parent is the span that was current on this
- *       thread when the child was made current (the parent's value is read again then), or, when a
- *       scope closes back to a span, what that span had inherited; so child spans of a server span
- *       keep its http.route;
+ *       thread when the child was made current; so child spans of a server span keep its
+ *       http.route;
  *   <li>else none: the entry is removed. A context without a valid span has no attributes.
  * </ol>
+ *
+ * <p>When values are read: a span's own values when it is made current; its parent's values again
+ * at that moment (a value set after the parent was made current, as http.route typically is, is
+ * picked up by the parent's next child and kept when the child's scope closes back to the parent).
+ * A scope closing back to the span current when it was opened restores that span's values without
+ * reading: they are what its child inherited (or, if the span left was not its child, its own
+ * values are read again). Reads are {@link ReadableSpan#getAttribute}, which takes the span's lock
+ * (~40 ns on the project's VM): a changed span costs two reads per configured key when it is made
+ * current (its own and its parent's), none when its scope closes back to its parent.
  *
  * <p>Only string attributes are copied (AttributeKey.stringKey); values are read from SDK spans
  * ({@link ReadableSpan#getAttribute}), other spans have none of their own.
@@ -47,6 +53,9 @@ final class AttributeCopier implements ThreadRecord.AttributeEdit {
   // The span `values` were decided for (null: none), and the part of them it inherited.
   private Span span;
   private String[] inherited;
+  // The span whose values `inherited` are (the parent, read when `span` was made current), or null
+  // if they came from elsewhere (a closing scope, or nothing).
+  private Span inheritedFrom;
   // Decided by prepare(), written by apply().
   private String[] pending;
   // Per-thread scratch for merge(), never stored (it may keep a few value strings reachable).
@@ -71,6 +80,7 @@ final class AttributeCopier implements ThreadRecord.AttributeEdit {
       c.values = null;
       c.span = null;
       c.inherited = null;
+      c.inheritedFrom = null;
       c.scratch = new String[keys.size()];
     }
     return c;
@@ -93,19 +103,30 @@ final class AttributeCopier implements ThreadRecord.AttributeEdit {
    */
   boolean prepare(Span current, SpanContext context, Span restoreSpan, String[] restoreInherited) {
     String[] base;
+    String[] next;
+    Span from = null;
     if (!context.isValid()) {
       current = null;
       base = null;
+      next = null;
     } else if (restoreSpan != null && restoreSpan == current) {
-      base = restoreInherited; // back to the span current before the scope: its inheritance
+      // Back to the span that was current when the closing scope opened: its inheritance is what
+      // it had then. If the span being left inherited from it, what it inherited IS this span's
+      // values, read when the child was made current: nothing to read (reads take a lock).
+      base = restoreInherited;
+      next = inheritedFrom == current ? inherited : merge(current, base, values);
     } else if (span != null && isChildOf(current, span.getSpanContext())) {
       base = merge(span, inherited, values); // the parent's values, read again
+      next = merge(current, base, values);
+      from = span;
     } else {
       base = null;
+      next = merge(current, null, values);
     }
-    pending = current == null ? null : merge(current, base, values);
+    pending = next;
     span = current;
     inherited = base;
+    inheritedFrom = from;
     if (known && staleKeys == null && sameValues(pending, values)) return false;
     for (int k = 0; k < keys.size(); k++) keys.index(k); // register keys before the rewrite
     return true;

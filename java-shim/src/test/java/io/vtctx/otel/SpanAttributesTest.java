@@ -136,7 +136,15 @@ class SpanAttributesTest {
             Span second = tracer.spanBuilder("second").startSpan();
             try (Scope c = second.makeCurrent()) {
               assertPublishes(Map.of(route, "/later"));
+              server.setAttribute(ROUTE, "/during"); // while a child is current
             }
+            // Closing back restores what the child inherited (read when it started): no read.
+            assertPublishes(Map.of(route, "/later"));
+            Span third = tracer.spanBuilder("third").startSpan();
+            try (Scope c = third.makeCurrent()) {
+              assertPublishes(Map.of(route, "/during"));
+            }
+            assertPublishes(Map.of(route, "/during"));
           }
         });
   }
