@@ -23,9 +23,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Without the agent (this JVM has no -agentpath): the API and the OpenTelemetry decorator do
- * nothing, throw nothing, and say so in one log line. This is the only test class of its run that
- * touches the shim's entry points, so the log line it counts is the first use's.
+ * Without the agent (this JVM has no -agentpath): the API (ids and attributes) and the
+ * OpenTelemetry decorator (copying span attributes, as TestOtel configures) do nothing, throw
+ * nothing, and say so in one log line. This is the only test class of its run that touches the
+ * shim's entry points, so the log line it counts is the first use's.
  */
 @Tag("no-agent")
 class AgentAbsentTest {
@@ -59,9 +60,15 @@ class AgentAbsentTest {
           ThreadContext.set(1, 2, 3, 1);
           ThreadContext.setHex("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", 1);
           ThreadContext.clear();
-          Span outer = tracer.spanBuilder("outer").startSpan();
+          int key = ThreadAttributes.registerKey("http.route");
+          assertEquals(-1, key);
+          assertEquals(-1, ThreadAttributes.set(key, "/x"));
+          assertEquals(-1, ThreadAttributes.set(0, "/x"));
+          ThreadAttributes.remove(0);
+          // Spans with the attributes TestOtel configures to be copied.
+          Span outer = tracer.spanBuilder("outer").setAttribute("http.route", "/o").startSpan();
           try (Scope a = outer.makeCurrent()) {
-            Span inner = tracer.spanBuilder("inner").startSpan();
+            Span inner = tracer.spanBuilder("inner").setAttribute("enduser.id", "u").startSpan();
             try (Scope b = inner.makeCurrent()) {
               assertSame(inner, Span.current());
               try (Scope c = Context.root().makeCurrent()) {
@@ -113,6 +120,10 @@ class AgentAbsentTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> ThreadContext.setHex("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b", 1));
+    assertThrows(NullPointerException.class, () -> ThreadAttributes.registerKey(null));
+    assertThrows(IllegalArgumentException.class, () -> ThreadAttributes.registerKey(""));
+    assertThrows(
+        IllegalArgumentException.class, () -> ThreadAttributes.registerKey("k".repeat(256)));
   }
 
   private static String messages() {

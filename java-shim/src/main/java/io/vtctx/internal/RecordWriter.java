@@ -17,10 +17,10 @@ import java.nio.ByteOrder;
  * not be elided or merged with the later valid=1 store to the same bytes.
  *
  * <p>Layout (tls-publish/include/vtctx/record.h): trace-id at 0 (16 bytes), span-id at 16 (8),
- * valid at 24, trace-flags at 25, attrs-data-size at 26 (left alone: attributes are not the
- * shim's). The ids are in W3C (network) byte order, so they are written as big-endian longs. valid
- * and flags are written together as one little-endian short (valid is the low byte at offset 24):
- * the final store publishes the flags and valid=1 at once.
+ * valid at 24, trace-flags at 25, attrs-data-size at 26 (attributes: {@link AttributeWriter}, which
+ * uses the same protocol). The ids are in W3C (network) byte order, so they are written as
+ * big-endian longs. valid and flags are written together as one little-endian short (valid is the
+ * low byte at offset 24): the final store publishes the flags and valid=1 at once.
  */
 public final class RecordWriter {
   public static final int TRACE_ID = 0;
@@ -46,12 +46,9 @@ public final class RecordWriter {
 
   /** Publishes a context (the caller checked that the ids are valid, i.e. not all zero). */
   public static void write(ByteBuffer record, long traceHigh, long traceLow, long span, int flags) {
-    VALID_AND_FLAGS.setOpaque(record, VALID, (short) 0);
-    VarHandle.storeStoreFence(); // valid=0 lands before any payload byte
-    IDS.set(record, TRACE_ID, traceHigh);
-    IDS.set(record, TRACE_ID + 8, traceLow);
-    IDS.set(record, SPAN_ID, span);
-    VALID_AND_FLAGS.setRelease(record, VALID, validAndFlags(flags)); // payload before valid=1
+    begin(record);
+    putIds(record, traceHigh, traceLow, span);
+    end(record, flags);
   }
 
   /** True if the record carries no context: valid=0 and ids zero (what {@link #clear} leaves). */
@@ -64,11 +61,47 @@ public final class RecordWriter {
 
   /** Detaches: valid=0 first (readers stop using the record), then the ids are zeroed. */
   public static void clear(ByteBuffer record) {
+    begin(record); // no reader may see zeroed ids with valid=1
+    putIds(record, 0L, 0L, 0L);
+  }
+
+  /**
+   * Starts an in-place rewrite that keeps the trace context (an attribute update): valid=0 with the
+   * flags byte kept, then the fence that keeps every payload store after it. Returns the valid and
+   * flags bytes from before, for {@link #restoreValidity}.
+   */
+  static short invalidateKeepingFlags(ByteBuffer record) {
+    short before = (short) VALID_AND_FLAGS.get(record, VALID);
+    VALID_AND_FLAGS.setOpaque(record, VALID, (short) (before & 0xff00));
+    VarHandle.storeStoreFence(); // valid=0 lands before any payload byte
+    return before;
+  }
+
+  /**
+   * Ends a rewrite begun by {@link #invalidateKeepingFlags}: valid=1 again (release: after the
+   * payload) if it was exactly 1 before; any other value stays 0, as
+   * tls-publish/recordAttributes.cpp leaves it.
+   */
+  static void restoreValidity(ByteBuffer record, short before) {
+    if ((before & 0xff) == 1) VALID_AND_FLAGS.setRelease(record, VALID, before);
+  }
+
+  /** Starts a rewrite of the whole record: valid=0 (flags 0), then the fence. */
+  public static void begin(ByteBuffer record) {
     VALID_AND_FLAGS.setOpaque(record, VALID, (short) 0);
-    VarHandle.storeStoreFence(); // no reader may see zeroed ids with valid=1
-    IDS.set(record, TRACE_ID, 0L);
-    IDS.set(record, TRACE_ID + 8, 0L);
-    IDS.set(record, SPAN_ID, 0L);
+    VarHandle.storeStoreFence(); // valid=0 lands before any payload byte
+  }
+
+  /** Stores the ids inside a rewrite (plain stores: ordered by the fences around them). */
+  public static void putIds(ByteBuffer record, long traceHigh, long traceLow, long span) {
+    IDS.set(record, TRACE_ID, traceHigh);
+    IDS.set(record, TRACE_ID + 8, traceLow);
+    IDS.set(record, SPAN_ID, span);
+  }
+
+  /** Ends a rewrite begun by {@link #begin}: valid=1 and the flags, released after the payload. */
+  public static void end(ByteBuffer record, int flags) {
+    VALID_AND_FLAGS.setRelease(record, VALID, validAndFlags(flags)); // payload before valid=1
   }
 
   private static short validAndFlags(int flags) {

@@ -31,6 +31,9 @@ public final class ThreadRecord {
   // as long as this shim is the record's only writer while the thread lives (the agent writes a
   // record only before its thread starts and after it ends).
   private Object source;
+  // What a publisher of attributes (the OpenTelemetry decorator) remembers about the attributes it
+  // put in this record; dropped by every other attribute write, so it never trusts a stale memory.
+  private Object attributeMemo;
 
   private ThreadRecord(ByteBuffer view) {
     this.view = view;
@@ -87,6 +90,38 @@ public final class ThreadRecord {
     this.source = source;
   }
 
+  /** Changes attributes inside a rewrite that {@link ThreadRecord} runs (payload stores only). */
+  public interface AttributeEdit {
+    void apply(ByteBuffer record);
+  }
+
+  /**
+   * Publishes these ids and flags and applies {@code edit} to the attributes, all in ONE in-place
+   * rewrite (valid=0, ids, attributes, valid=1), so a reader never sees the new span with the old
+   * span's attributes or the reverse. Always writes. All-zero ids clear instead (the edit still
+   * applies).
+   */
+  public void publish(
+      long traceHigh, long traceLow, long span, int flags, Object source, AttributeEdit edit) {
+    if ((traceHigh | traceLow) == 0 || span == 0) {
+      clear(source, edit);
+      return;
+    }
+    RecordWriter.begin(view);
+    RecordWriter.putIds(view, traceHigh, traceLow, span);
+    edit.apply(view);
+    RecordWriter.end(view, flags);
+    this.source = source;
+  }
+
+  /** Leaves the record without context (valid=0, ids zero) and applies {@code edit}, in one go. */
+  public void clear(Object source, AttributeEdit edit) {
+    RecordWriter.begin(view);
+    RecordWriter.putIds(view, 0L, 0L, 0L);
+    edit.apply(view);
+    this.source = source;
+  }
+
   /** Leaves the record without context (valid=0), unless it already is. */
   public void clear() {
     clear(null);
@@ -101,6 +136,31 @@ public final class ThreadRecord {
   /** True if the last publish or clear was for this same (non-null) source object. */
   public boolean holds(Object source) {
     return source == this.source && source != null;
+  }
+
+  /**
+   * Sets ({@code value} non-null) or removes ({@code null}) attribute {@code key} of this record,
+   * with the semantics of {@code AgentNatives.setAttribute}: the UTF-8 bytes stored, 0 for a
+   * removal, or -1 (index not registered, no room). Indexes the agent confirmed to this process are
+   * written from Java ({@link AttributeWriter}); any other index is left to the agent's native,
+   * which checks it.
+   */
+  public int setAttribute(int key, String value) {
+    attributeMemo = null;
+    if (AttributeKeys.isKnown(key)) return AttributeWriter.set(view, key, value);
+    if (key < 0) return -1;
+    int stored = AgentNatives.setAttribute(key, value);
+    if (stored >= 0) AttributeKeys.noteRegistered(key);
+    return stored;
+  }
+
+  /** What the attribute publisher last stored here (null: nothing, or another write since). */
+  public Object attributeMemo() {
+    return attributeMemo;
+  }
+
+  public void attributeMemo(Object memo) {
+    attributeMemo = memo;
   }
 
   /** This thread's id cache (created at first use: the plain API does not need it). */

@@ -7,31 +7,50 @@ import io.vtctx.internal.IdCache;
 import io.vtctx.internal.ThreadRecord;
 
 /**
- * Makes a thread's record hold the span of a context, or no context.
+ * Makes a thread's record hold the span of a context, or no context, and the configured span
+ * attributes ({@link AttributeCopier}).
  *
  * <p>The SpanContext object is the key: an SDK span returns the same one every time, and every
  * context without a span maps to the one invalid SpanContext. So a context change that keeps the
- * span costs one compare, and a scope that closes back to its parent decodes nothing (the {@link
- * IdCache} remembers the last two).
+ * span costs one compare (attributes are not read again either), and a scope that closes back to
+ * its parent decodes nothing (the {@link IdCache} remembers the last two).
  */
 final class SpanPublisher {
   private SpanPublisher() {}
 
-  /** Publishes the span of {@code context} (null = none) into {@code record}, the caller's own. */
-  static void publish(ThreadRecord record, Context context) {
-    SpanContext spanContext = spanContextOf(context);
-    if (!record.holds(spanContext)) publishChanged(record, spanContext);
-  }
-
-  private static SpanContext spanContextOf(Context context) {
+  /**
+   * Publishes the span of {@code context} (null = none) into {@code record}, the caller's own.
+   * {@code restoreSpan} and {@code restoreInherited}: see {@link AttributeCopier#prepare} (null
+   * when a context is attached).
+   */
+  static void publish(
+      ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
     Span span = context != null ? Span.fromContextOrNull(context) : null;
     SpanContext spanContext = span != null ? span.getSpanContext() : null;
-    return spanContext != null ? spanContext : SpanContext.getInvalid();
+    if (spanContext == null) spanContext = SpanContext.getInvalid();
+    if (record.holds(spanContext)) return;
+    CopiedKeys keys = RecordAttributeConfig.keys();
+    AttributeCopier copier =
+        keys.size() == 0 && !(record.attributeMemo() instanceof AttributeCopier)
+            ? null
+            : AttributeCopier.of(record, keys);
+    if (copier != null && copier.prepare(span, spanContext, restoreSpan, restoreInherited)) {
+      publishChanged(record, spanContext, copier);
+    } else {
+      publishChanged(record, spanContext, null);
+    }
   }
 
-  private static void publishChanged(ThreadRecord record, SpanContext spanContext) {
+  /** The copier's state to hand to a scope opened now (null if attributes are not copied). */
+  static AttributeCopier copierOf(ThreadRecord record) {
+    return record.attributeMemo() instanceof AttributeCopier c ? c : null;
+  }
+
+  // edit: attribute changes to write in the same rewrite, or null if there are none.
+  private static void publishChanged(
+      ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
     if (!spanContext.isValid()) {
-      record.clear(spanContext); // no valid span: valid=0
+      clear(record, spanContext, edit); // no valid span: valid=0
       return;
     }
     IdCache ids = record.ids();
@@ -42,9 +61,22 @@ final class SpanPublisher {
             spanContext.getSpanId(),
             spanContext.getTraceFlags().asByte())) {
       // Not hex: a foreign SpanContext implementation. Publish nothing rather than wrong data.
-      record.clear(spanContext);
+      clear(record, spanContext, edit);
       return;
     }
-    record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext);
+    if (edit == null) {
+      record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext);
+    } else {
+      record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext, edit);
+    }
+  }
+
+  private static void clear(
+      ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
+    if (edit == null) {
+      record.clear(spanContext);
+    } else {
+      record.clear(spanContext, edit);
+    }
   }
 }

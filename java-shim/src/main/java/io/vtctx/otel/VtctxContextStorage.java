@@ -1,10 +1,13 @@
 package io.vtctx.otel;
 
+import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextStorage;
 import io.opentelemetry.context.Scope;
 import io.vtctx.internal.ThreadRecord;
 import java.lang.System.Logger.Level;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -14,8 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * valid span. Closing a nested scope therefore republishes the outer span, with no special case.
  *
  * <p>Every read and write of OpenTelemetry's current context goes through ContextStorage, so this
- * sees all changes without touching OpenTelemetry or the application. It is installed by {@link
- * #install()}, which {@link VtctxAutoConfigurationCustomizerProvider} calls when the SDK is
+ * sees all changes without touching OpenTelemetry or the application. It also copies configured
+ * span attributes into the record ({@link #setRecordAttributes}, {@code
+ * otel.vtctx.record.attributes}; see {@link AttributeCopier} for the rule). It is installed by
+ * {@link #install()}, which {@link VtctxAutoConfigurationCustomizerProvider} calls when the SDK is
  * autoconfigured (also inside the OpenTelemetry Java agent, as an extension). Without the vtctx
  * agent it only delegates.
  */
@@ -61,13 +66,34 @@ public final class VtctxContextStorage implements ContextStorage {
     return wrap(delegate);
   }
 
+  /**
+   * Sets the span attributes copied into records (see docs/shim.md), replacing what {@code
+   * otel.vtctx.record.attributes} configured; an empty collection stops copying. Takes effect in
+   * each thread at its next span change.
+   *
+   * @param attributeNames span attribute names, e.g. {@code http.route}; string attributes only
+   */
+  public static void setRecordAttributes(Collection<String> attributeNames) {
+    RecordAttributeConfig.set(List.copyOf(attributeNames));
+  }
+
+  /** The span attributes copied into records (empty: none). */
+  public static List<String> recordAttributes() {
+    return RecordAttributeConfig.keys().names();
+  }
+
   @Override
   public Scope attach(Context toAttach) {
     Scope scope = delegate.attach(toAttach);
     if (toAttach == null) return scope; // attaching null is ignored by the contract
     ThreadRecord record = ThreadRecord.current(); // null without the agent
-    if (record != null) publish(record, toAttach);
-    return new PublishingScope(scope, Thread.currentThread(), record);
+    if (record == null) return new PublishingScope(scope, Thread.currentThread(), null, null, null);
+    // What the span current until now had inherited, for the close to restore (attributes only).
+    AttributeCopier copier = SpanPublisher.copierOf(record);
+    Span outer = copier != null ? copier.span() : null;
+    String[] outerInherited = copier != null ? copier.inherited() : null;
+    publish(record, toAttach, null, null);
+    return new PublishingScope(scope, Thread.currentThread(), record, outer, outerInherited);
   }
 
   @Override
@@ -81,9 +107,10 @@ public final class VtctxContextStorage implements ContextStorage {
   }
 
   // Never lets a publishing failure break the application's context handling.
-  private static void publish(ThreadRecord record, Context context) {
+  private static void publish(
+      ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
     try {
-      SpanPublisher.publish(record, context);
+      SpanPublisher.publish(record, context, restoreSpan, restoreInherited);
     } catch (RuntimeException | LinkageError e) {
       if (failureLogged.compareAndSet(false, true)) {
         LOG.log(Level.WARNING, "vtctx: publishing the current span failed", e);
@@ -101,24 +128,36 @@ public final class VtctxContextStorage implements ContextStorage {
    * misplaced close must never write into another thread's record (that thread may have ended and
    * its record may belong to a new thread). A scope opened before the agent was attached has no
    * record and looks it up.
+   *
+   * <p>With span attributes copied, it also keeps the span that was current when it was opened and
+   * what that span had inherited from its parent, so that closing back to it restores those (on its
+   * own thread only).
    */
   private final class PublishingScope implements Scope {
     private final Scope scope;
     private final Thread owner;
     private final ThreadRecord record;
+    private final Span outer;
+    private final String[] outerInherited;
 
-    PublishingScope(Scope scope, Thread owner, ThreadRecord record) {
+    PublishingScope(
+        Scope scope, Thread owner, ThreadRecord record, Span outer, String[] outerInherited) {
       this.scope = scope;
       this.owner = owner;
       this.record = record;
+      this.outer = outer;
+      this.outerInherited = outerInherited;
     }
 
     @Override
     public void close() {
       scope.close();
-      ThreadRecord r =
-          record != null && Thread.currentThread() == owner ? record : ThreadRecord.current();
-      if (r != null) publish(r, delegate.current());
+      if (record != null && Thread.currentThread() == owner) {
+        publish(record, delegate.current(), outer, outerInherited);
+      } else {
+        ThreadRecord r = ThreadRecord.current();
+        if (r != null) publish(r, delegate.current(), null, null);
+      }
     }
   }
 }

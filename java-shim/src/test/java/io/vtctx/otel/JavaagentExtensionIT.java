@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -13,6 +14,7 @@ import io.vtctx.testing.Published;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -22,7 +24,9 @@ import org.junit.jupiter.api.Test;
  * (-Dotel.javaagent.extensions) and the vtctx agent; the application class path holds no vtctx
  * class. Spans made current through the application's OpenTelemetry API (bridged by the Java agent
  * to its own context) must reach each thread's record: the carrier publishes the thread's record
- * (the one it published before any span) holding Span.current(), byte-exact.
+ * (the one it published before any span) holding Span.current(), byte-exact, and the span attribute
+ * it.route (-Dotel.vtctx.record.attributes, read by the Java agent's autoconfiguration; key index 0
+ * through the vtctx agent's attribute_keys option), inherited by the inner span.
  */
 class JavaagentExtensionIT {
   @Test
@@ -38,6 +42,7 @@ class JavaagentExtensionIT {
     List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 500; i++) {
+      String route = "/it/" + i;
       threads.add(
           Thread.ofVirtual()
               .start(
@@ -47,11 +52,20 @@ class JavaagentExtensionIT {
                     Runnable check =
                         () -> {
                           checks.incrementAndGet();
-                          String m = Published.mismatch(record, Span.current().getSpanContext());
+                          Published p = Published.now(64);
+                          SpanContext current = Span.current().getSpanContext();
+                          String m = Published.mismatch(p, record, current);
+                          // it.route (key 0) is copied from the outer span; inherited by inner.
+                          Map<Integer, String> want =
+                              current.isValid() ? Map.of(0, route) : Map.of();
+                          if (m == null && !p.attributes().equals(want)) {
+                            m = "attributes " + p.attributes() + ", expected " + want;
+                          }
                           if (m != null) failures.add(m);
                         };
                     check.run();
-                    Span outer = tracer.spanBuilder("outer").startSpan();
+                    Span outer =
+                        tracer.spanBuilder("outer").setAttribute("it.route", route).startSpan();
                     try (Scope a = outer.makeCurrent()) {
                       check.run();
                       LockSupport.parkNanos(50_000);

@@ -3,16 +3,20 @@ package io.vtctx.otel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
+import io.vtctx.ThreadAttributes;
 import io.vtctx.ThreadContext;
+import io.vtctx.internal.AgentNatives;
 import io.vtctx.testing.Published;
 import io.vtctx.testing.TestOtel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -31,7 +35,10 @@ import org.junit.jupiter.api.Test;
  * context that keeps the span, a context without span, and spans ended by other threads (on other
  * carriers). After every step, the record that the thread's CARRIER publishes through
  * otel_thread_ctx_v1 must be the thread's own and hold the span current in Java, byte-exact in W3C
- * order (checked against OpenTelemetry's own byte conversion), or valid=0 when no span is current.
+ * order (checked against OpenTelemetry's own byte conversion), or valid=0 when no span is current;
+ * and its attrs-data must hold exactly the span attributes copied for that step (a route set after
+ * makeCurrent, inherited by the child, overridden by the grandchild, restored at each close, none
+ * without span), byte-exact.
  */
 @Tag("agent")
 class VirtualThreadStressTest {
@@ -42,7 +49,13 @@ class VirtualThreadStressTest {
   private static final ContextKey<Integer> KEY = ContextKey.named("vtctx-test-id");
   private static final Span POISON = Span.getInvalid();
 
+  private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
+  private static final AttributeKey<String> USER = AttributeKey.stringKey("enduser.id");
+
   private static Tracer tracer;
+  private static int routeKey;
+  private static int userKey;
+  private static int recordSize;
   private final AtomicLong checks = new AtomicLong();
   private final AtomicLong mismatches = new AtomicLong();
   private final Set<String> carriers = ConcurrentHashMap.newKeySet();
@@ -54,6 +67,9 @@ class VirtualThreadStressTest {
   static void setUp() {
     tracer = TestOtel.tracer();
     assertTrue(Published.init(), "agent not loaded");
+    routeKey = ThreadAttributes.registerKey("http.route");
+    userKey = ThreadAttributes.registerKey("enduser.id");
+    recordSize = AgentNatives.recordSize();
   }
 
   @Test
@@ -96,51 +112,61 @@ class VirtualThreadStressTest {
 
   private void work(int id, BlockingQueue<Integer> in, BlockingQueue<Integer> out) {
     long record = ThreadContext.recordAddress();
-    verify(id, record, "start");
+    // Attributes the record must hold (copied from the spans, see TestOtel), per step.
+    String route = "/r/" + id;
+    String user = "u" + id;
+    String ownRoute = "/g/\u20ac/" + id; // a 3-byte character
+    Map<Integer, String> none = Map.of();
+    Map<Integer, String> rootAttrs = Map.of(routeKey, route);
+    Map<Integer, String> childAttrs = Map.of(routeKey, route, userKey, user);
+    Map<Integer, String> grandchildAttrs = Map.of(routeKey, ownRoute, userKey, user);
+    verify(id, record, "start", none);
     Span root = tracer.spanBuilder("root").setNoParent().startSpan();
     try (Scope s1 = root.makeCurrent()) {
-      verify(id, record, "root");
+      verify(id, record, "root", none);
+      root.setAttribute(ROUTE, route); // after makeCurrent: read at the next span change
       LockSupport.parkNanos(50_000);
-      verify(id, record, "park in root");
-      Span child = tracer.spanBuilder("child").startSpan();
+      verify(id, record, "park in root", none);
+      Span child = tracer.spanBuilder("child").setAttribute(USER, user).startSpan();
       try (Scope s2 = child.makeCurrent()) {
-        verify(id, record, "child");
+        verify(id, record, "child", childAttrs);
         Thread.yield();
-        verify(id, record, "yield in child");
+        verify(id, record, "yield in child", childAttrs);
         handOff(in, out);
-        verify(id, record, "hand-off in child");
-        Span grandchild = tracer.spanBuilder("grandchild").startSpan();
+        verify(id, record, "hand-off in child", childAttrs);
+        Span grandchild =
+            tracer.spanBuilder("grandchild").setAttribute(ROUTE, ownRoute).startSpan();
         try (Scope s3 = grandchild.makeCurrent()) {
-          verify(id, record, "grandchild");
+          verify(id, record, "grandchild", grandchildAttrs);
           sleepMillis(1);
-          verify(id, record, "sleep in grandchild");
+          verify(id, record, "sleep in grandchild", grandchildAttrs);
           try (Scope same = Context.current().with(KEY, id).makeCurrent()) {
-            verify(id, record, "same span, other context");
+            verify(id, record, "same span, other context", grandchildAttrs);
             LockSupport.parkNanos(20_000);
-            verify(id, record, "park, same span");
+            verify(id, record, "park, same span", grandchildAttrs);
           }
-          verify(id, record, "back from same span");
-          try (Scope none = Context.root().makeCurrent()) {
-            verify(id, record, "root context");
+          verify(id, record, "back from same span", grandchildAttrs);
+          try (Scope noSpan = Context.root().makeCurrent()) {
+            verify(id, record, "root context", none);
             Thread.yield();
-            verify(id, record, "yield in root context");
+            verify(id, record, "yield in root context", none);
           }
-          verify(id, record, "back from root context");
+          verify(id, record, "back from root context", grandchildAttrs);
         }
         toEnd.add(grandchild); // ended by another thread, on whichever carrier it runs
-        verify(id, record, "grandchild closed");
+        verify(id, record, "grandchild closed", childAttrs);
         synchronized (monitor) {
-          verify(id, record, "monitor entered");
+          verify(id, record, "monitor entered", childAttrs);
           burn(1_000);
         }
-        verify(id, record, "monitor left");
+        verify(id, record, "monitor left", childAttrs);
       }
       toEnd.add(child);
-      verify(id, record, "child closed");
+      verify(id, record, "child closed", rootAttrs);
       handOff(in, out);
-      verify(id, record, "hand-off in root");
+      verify(id, record, "hand-off in root", rootAttrs);
     }
-    verify(id, record, "root closed");
+    verify(id, record, "root closed", none);
     root.end(); // ended by its own thread, after many remounts
     if (ThreadContext.recordAddress() != record) fail(id, "end", "the thread's record moved");
   }
@@ -150,16 +176,25 @@ class VirtualThreadStressTest {
     try {
       for (Span s = toEnd.take(); s != POISON; s = toEnd.take()) {
         s.end();
-        verify(-1, record, "ender"); // enders never make a span current
+        verify(-1, record, "ender", Map.of()); // enders never make a span current
       }
     } catch (InterruptedException e) {
       fail(-1, "ender", "interrupted");
     }
   }
 
-  private void verify(int id, long record, String step) {
+  private void verify(int id, long record, String step, Map<Integer, String> attributes) {
     checks.incrementAndGet();
-    String m = Published.mismatch(record, Span.current().getSpanContext());
+    Published p = Published.now(recordSize);
+    String m = Published.mismatch(p, record, Span.current().getSpanContext());
+    if (m == null) {
+      try {
+        Map<Integer, String> got = p.attributes();
+        if (!got.equals(attributes)) m = "attributes " + got + ", expected " + attributes;
+      } catch (IllegalStateException e) {
+        m = e.getMessage();
+      }
+    }
     if (m != null) fail(id, step, m);
     String self = Thread.currentThread().toString();
     int at = self.indexOf('@');

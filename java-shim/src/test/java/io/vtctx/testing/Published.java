@@ -2,13 +2,16 @@ package io.vtctx.testing;
 
 import io.opentelemetry.api.trace.SpanContext;
 import io.vtctx.test.CarrierProbe;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What the CARRIER publishes right now, as an external reader would read it: the record that the
  * calling thread's OS thread's otel_thread_ctx_v1 points at, and its first 28 bytes (the OTEP 4947
- * header). Taken in one JNI call, so on one carrier.
+ * header) or more (attrs-data). Taken in one JNI call, so on one carrier.
  */
 public record Published(long address, byte[] header) {
   private static final HexFormat HEX = HexFormat.of();
@@ -19,9 +22,44 @@ public record Published(long address, byte[] header) {
   }
 
   public static Published now() {
-    byte[] header = new byte[28];
-    long address = CarrierProbe.snapshot(header);
-    return new Published(address, header);
+    return now(28);
+  }
+
+  /** Like {@link #now()}, with the record's first {@code bytes} bytes (attrs-data included). */
+  public static Published now(int bytes) {
+    byte[] record = new byte[bytes];
+    long address = CarrierProbe.snapshot(record);
+    return new Published(address, record);
+  }
+
+  /**
+   * The attribute entries, parsed as a strict OTEP 4947 reader would: key index to UTF-8 value.
+   * Throws if attrs-data-size reaches past the bytes read, an entry is truncated, or a key repeats
+   * (this writer keeps one entry per key).
+   */
+  public Map<Integer, String> attributes() {
+    int size = (header[26] & 0xff) | (header[27] & 0xff) << 8; // little-endian host
+    if (size > header.length - 28) {
+      throw new IllegalStateException("attrs_data_size " + size + " beyond " + header.length);
+    }
+    Map<Integer, String> out = new TreeMap<>();
+    int pos = 28;
+    while (pos < 28 + size) {
+      if (28 + size - pos < 2) throw new IllegalStateException("truncated entry header: " + this);
+      int key = header[pos] & 0xff;
+      int len = header[pos + 1] & 0xff;
+      if (pos + 2 + len > 28 + size) throw new IllegalStateException("truncated entry: " + this);
+      String value = new String(header, pos + 2, len, StandardCharsets.UTF_8);
+      if (out.put(key, value) != null) throw new IllegalStateException("key repeated: " + this);
+      pos += 2 + len;
+    }
+    return out;
+  }
+
+  /** The raw attrs-data bytes (attrs_data_size of them). */
+  public byte[] attrsData() {
+    int size = (header[26] & 0xff) | (header[27] & 0xff) << 8;
+    return Arrays.copyOfRange(header, 28, 28 + Math.min(size, header.length - 28));
   }
 
   public int valid() {
@@ -45,7 +83,11 @@ public record Published(long address, byte[] header) {
    * an invalid/absent span context, valid=0); otherwise what is wrong.
    */
   public static String mismatch(long record, SpanContext expected) {
-    Published p = now();
+    return mismatch(now(), record, expected);
+  }
+
+  /** Like {@link #mismatch(long, SpanContext)}, on a snapshot already taken. */
+  public static String mismatch(Published p, long record, SpanContext expected) {
     if (p.address != record) {
       return "carrier publishes 0x"
           + Long.toHexString(p.address)

@@ -3,7 +3,6 @@ package io.vtctx.bench;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.vtctx.otel.VtctxContextStorage;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -40,7 +39,7 @@ public class FirstUseBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     if (storage.equals("vtctx")) VtctxContextStorage.install();
-    Tracer tracer = SdkTracerProvider.builder().build().get("bench");
+    Tracer tracer = BenchTracer.create();
     Span span = tracer.spanBuilder("s").setNoParent().startSpan();
     Context context = Context.root().with(span);
     task =

@@ -1,13 +1,16 @@
 package io.vtctx.bench;
 
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.ContextStorage;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.vtctx.ThreadContext;
+import io.vtctx.internal.AgentNatives;
 import io.vtctx.otel.VtctxContextStorage;
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,15 +28,21 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * OpenTelemetry scope changes with real SDK spans, without ("plain": OpenTelemetry's default
- * storage) and with the shim's decorator ("vtctx"). Each operation is one makeCurrent() and its
- * close(): TWO context changes, both inside an enclosing span that is current for the whole run.
- * Each fork is one storage (the storage is chosen once per JVM).
+ * storage), with the shim's decorator ("vtctx"), and with the decorator copying the span attribute
+ * http.route into the record ("attrs": otel.vtctx.record.attributes=http.route). Each operation is
+ * one makeCurrent() and its close(): TWO context changes, both inside an enclosing span (http.route
+ * "/users/{id}") that is current for the whole run. Each fork is one storage (the storage is chosen
+ * once per JVM).
  *
  * <ul>
- *   <li>changedSpan: a child span made current and closed (both changes rewrite the record)
- *   <li>unchangedSpan: a context with the same span and another key (nothing to rewrite)
+ *   <li>changedSpan: a child span made current and closed (both changes rewrite the record's ids;
+ *       with attrs, the child inherits the route: attributes read, none written)
+ *   <li>changedSpanOwnAttribute: the same with a child that has its own http.route (with attrs,
+ *       both changes also rewrite the attribute)
+ *   <li>unchangedSpan: a context with the same span and another key (nothing to rewrite or read)
  *   <li>newSpan: a different child span every time (1024 in rotation): its span-id is decoded
- *   <li>newTrace: a different root span of a different trace every time: 48 hex digits decoded
+ *   <li>newTrace: a different root span of a different trace every time: 48 hex digits decoded;
+ *       each root has its own route (8 in rotation), so with attrs both changes rewrite it
  * </ul>
  */
 @State(Scope.Thread)
@@ -44,12 +53,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(3)
 public class ScopeBenchmark {
   private static final ContextKey<String> KEY = ContextKey.named("bench");
+  private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
   private static final int ROTATION = 1024;
 
-  @Param({"plain", "vtctx"})
+  @Param({"plain", "vtctx", "attrs"})
   public String storage;
 
   private Context child;
+  private Context childOwnAttribute;
   private Context sameSpan;
   private final Context[] newSpans = new Context[ROTATION];
   private final Context[] newTraces = new Context[ROTATION];
@@ -58,23 +69,41 @@ public class ScopeBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    if (storage.equals("vtctx")) {
+    if (!storage.equals("plain")) {
+      if (storage.equals("attrs")) VtctxContextStorage.setRecordAttributes(List.of("http.route"));
       VtctxContextStorage.install(); // before the first context operation of this JVM
     }
-    Tracer tracer = SdkTracerProvider.builder().build().get("bench");
-    Span parent = tracer.spanBuilder("outer").setNoParent().startSpan();
+    Tracer tracer = BenchTracer.create();
+    Span parent =
+        tracer.spanBuilder("outer").setNoParent().setAttribute(ROUTE, "/users/{id}").startSpan();
     Context outer = Context.root().with(parent);
     child = outer.with(tracer.spanBuilder("child").setParent(outer).startSpan());
+    childOwnAttribute =
+        outer.with(
+            tracer.spanBuilder("child").setParent(outer).setAttribute(ROUTE, "/child").startSpan());
     sameSpan = outer.with(KEY, "x");
     for (int i = 0; i < ROTATION; i++) {
       newSpans[i] = outer.with(tracer.spanBuilder("c").setParent(outer).startSpan());
-      newTraces[i] = Context.root().with(tracer.spanBuilder("r").setNoParent().startSpan());
+      newTraces[i] =
+          Context.root()
+              .with(
+                  tracer
+                      .spanBuilder("r")
+                      .setNoParent()
+                      .setAttribute(ROUTE, "/r/" + (i % 8))
+                      .startSpan());
     }
     outerScope = outer.makeCurrent();
     boolean decorated = ContextStorage.get() instanceof VtctxContextStorage;
-    if (decorated != storage.equals("vtctx")) throw new IllegalStateException("wrong storage");
+    if (decorated == storage.equals("plain")) throw new IllegalStateException("wrong storage");
     if (decorated && ThreadContext.isAgentActive() && ThreadContext.recordAddress() == 0) {
       throw new IllegalStateException("no record for the benchmark thread");
+    }
+    if (storage.equals("attrs") && ThreadContext.isAgentActive()) {
+      ByteBuffer record = AgentNatives.currentRecordBuffer(); // the outer span's route copied?
+      if (record.get(26) != 2 + "/users/{id}".length()) {
+        throw new IllegalStateException("http.route not copied into the record");
+      }
     }
   }
 
@@ -86,6 +115,13 @@ public class ScopeBenchmark {
   @Benchmark
   public void changedSpan() {
     try (io.opentelemetry.context.Scope s = child.makeCurrent()) {
+      // the scope change is the work
+    }
+  }
+
+  @Benchmark
+  public void changedSpanOwnAttribute() {
+    try (io.opentelemetry.context.Scope s = childOwnAttribute.makeCurrent()) {
       // the scope change is the work
     }
   }
