@@ -4,13 +4,13 @@
 #   OUT/harness/vtctx-correctness.jar  the marker program (tests/correctness/java)
 #   OUT/harness/lib/*.jar              OpenTelemetry API/SDK it runs with
 #   OUT/classpath                      the java class path of all of the above
-#   buildJava.sh [OUT]     (env: MVN, default mvn; JDK_RANGE, default [21,) )
+#   buildJava.sh [OUT]     (env: MVN, default mvn; JDK_RANGE, default [22,) )
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=$(mkdir -p "${1:-$root/build/tests/correctness/java}" && cd "${1:-$root/build/tests/correctness/java}" && pwd)
 mvn=${MVN:-mvn}
-range=${JDK_RANGE:-[21,)}
+range=${JDK_RANGE:-[22,)}
 common=(-B -q -ntp -Dstyle.color=never "-Dvtctx.jdkVersion=$range")
 
 "$mvn" "${common[@]}" -f "$root/java-shim/pom.xml" -Dvtctx.buildDir="$out/shim" \

@@ -1,12 +1,16 @@
 package io.vtctx.correctness;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -18,9 +22,14 @@ import java.util.Set;
  * announce that the marker's context was just made current (1) or taken away (2); only the naive
  * tid-keyed baseline uses the announcements (see naive.py).
  *
- * <p>Why a FileChannel with a direct buffer: FileChannel.write of a direct buffer is exactly one
- * write(2) of {@code remaining()} bytes (no copy into a temporary, no splitting) and /dev/null
- * accepts every byte at once; the reconciliation checks "exactly one event per marker" anyway.
+ * <p>Each marker is exactly one libc write(2) of {@code count} bytes from native memory, called
+ * through the FFM API: no copy, no splitting (/dev/null takes every byte at once), and nothing
+ * between the Java call and the syscall that could unmount the thread. Java's own I/O would do
+ * more: FileChannel.write takes a monitor (contended, it unmounts a virtual thread under JEP 491)
+ * and may start a compensating carrier, and FileOutputStream.write copies heap arrays through
+ * malloc. None of that would be wrong for vtctx, but the naive baseline needs each announcement
+ * on the OS thread of the publish it follows. The reconciliation still checks "exactly one event
+ * per marker".
  */
 final class MarkerSink implements AutoCloseable {
   static final int BASE = 100_000;
@@ -29,12 +38,22 @@ final class MarkerSink implements AutoCloseable {
   static final int SET = 1;
   static final int CLEAR = 2;
 
-  private final FileChannel channel;
-  private final ByteBuffer bytes;
+  private static final MethodHandle WRITE =
+      Linker.nativeLinker()
+          .downcallHandle(
+              Linker.nativeLinker().defaultLookup().find("write").orElseThrow(),
+              FunctionDescriptor.of(
+                  ValueLayout.JAVA_LONG,
+                  ValueLayout.JAVA_INT,
+                  ValueLayout.ADDRESS,
+                  ValueLayout.JAVA_LONG));
+
+  private final FileOutputStream stream; // keeps the fd open
+  private final MemorySegment bytes;
   private final int fd;
 
-  private MarkerSink(FileChannel channel, ByteBuffer bytes, int fd) {
-    this.channel = channel;
+  private MarkerSink(FileOutputStream stream, MemorySegment bytes, int fd) {
+    this.stream = stream;
     this.bytes = bytes;
     this.fd = fd;
   }
@@ -45,16 +64,16 @@ final class MarkerSink implements AutoCloseable {
    */
   static MarkerSink open(int markers) throws IOException {
     Set<Integer> before = devNullFds();
-    FileChannel channel = FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE);
+    FileOutputStream stream = new FileOutputStream("/dev/null");
     Set<Integer> after = devNullFds();
     after.removeAll(before);
     if (after.size() != 1) {
+      stream.close();
       throw new IOException("cannot tell the marker fd: new /dev/null fds " + after);
     }
     long capacity = BASE + (long) STRIDE * markers;
-    if (capacity > Integer.MAX_VALUE) throw new IOException("too many markers: " + markers);
     return new MarkerSink(
-        channel, ByteBuffer.allocateDirect((int) capacity), after.iterator().next());
+        stream, Arena.global().allocate(capacity), after.iterator().next());
   }
 
   int fd() {
@@ -70,14 +89,14 @@ final class MarkerSink implements AutoCloseable {
   }
 
   private void write(int markerId, int kind) {
-    int count = BASE + STRIDE * markerId + kind;
-    ByteBuffer b = bytes.duplicate().position(0).limit(count);
+    long count = BASE + (long) STRIDE * markerId + kind;
+    long n;
     try {
-      int n = channel.write(b);
-      if (n != count) throw new IllegalStateException("short marker write: " + n + " of " + count);
-    } catch (IOException e) {
-      throw new IllegalStateException("marker write failed", e);
+      n = (long) WRITE.invokeExact(fd, bytes, count);
+    } catch (Throwable t) {
+      throw new IllegalStateException("marker write failed", t);
     }
+    if (n != count) throw new IllegalStateException("marker write returned " + n + " of " + count);
   }
 
   private static Set<Integer> devNullFds() throws IOException {
@@ -98,6 +117,6 @@ final class MarkerSink implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    channel.close();
+    stream.close();
   }
 }
