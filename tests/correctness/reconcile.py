@@ -15,10 +15,12 @@ write(2) entry whose count names the marker):
 
   identity plane (is the event attributed to the right thread?)
     lost / unmapped  as above
-    invalid        the pointer could not be read as a record (`fault`)
-    misattributed  the record read is not the one the agent bound to S (another sender's, a
-                   carrier's own, a recycled one), whatever its valid flag says
-    correct        the record read is S's own (ThreadContext.recordAddress() in S)
+    correct        the record named is S's own (ThreadContext.recordAddress() in S), readable
+                   or not (a record nobody wrote yet can sit on a page BPF cannot read: `fault`)
+    invalid        the reader could not read the record (`fault`) and no sender of the run owns
+                   that address: a pointer to something that is not known to be a record
+    misattributed  any other record: another sender's, a carrier's own, a recycled one,
+                   whatever its valid flag says
 
 Both planes are graded independently: a record of the right thread can carry a wrong context,
 and a right-looking context can come from the wrong thread's record.
@@ -54,14 +56,17 @@ def grade_content(raw, expected):
     return "correct" if seen == expected else "misattributed"
 
 
-def grade_identity(raw, own_record):
+def grade_identity(raw, own_record, sender_records):
     if raw is None:
         return "lost"
-    if raw["context"] in NO_RECORD or (raw["context"] == "fault" and not raw["record"]):
+    if raw["context"] in NO_RECORD or not raw["record"]:
         return "unmapped"
-    if raw["context"] != "ok":
+    record = int(raw["record"], 16)
+    if record == own_record:
+        return "correct"
+    if raw["context"] != "ok" and record not in sender_records:
         return "invalid"
-    return "correct" if int(raw["record"], 16) == own_record else "misattributed"
+    return "misattributed"
 
 
 class Grades:
@@ -99,12 +104,13 @@ def grade_run(manifest, marker_events):
                             f"0x{sender.record_at_end:x} at end (must be stable and non-zero)")
 
     grades = Grades()
+    sender_records = {sender.record for sender in manifest.senders}
     for m, marker in enumerate(manifest.markers):
         e = seen.get((MARKER, m))
         raw = e.raw if e is not None else None
         own = manifest.senders[marker.sender].record
         content = grade_content(raw, marker.context)
-        identity = grade_identity(raw, own)
+        identity = grade_identity(raw, own, sender_records)
         trace, span, flags = marker.context
         grades.add(marker.phase, "content", content, m,
                    f"sender {marker.sender} had trace={trace} span={span} flags={flags}; "
