@@ -74,6 +74,10 @@ def grade_one(totals, files):
                        if marker.phase == "after" and (events_mod.SET, m) not in seen)
     if sets_missing:
         reasons.append(f"{sets_missing} SET announcements lost (the naive baseline is incomplete)")
+    if files.stats.get("status") != "active":
+        reasons.append(f"agent stats say status={files.stats.get('status')} (expected active)")
+    if files.stats.get("records_unavailable", 0):
+        reasons.append(f"the agent had no record for {files.stats['records_unavailable']} threads")
     if not run_is_clean(grades):
         reasons += grades.examples or ["markers not correct"]
     records = {s.record for s in manifest.senders}
@@ -86,7 +90,7 @@ def grade_one(totals, files):
     totals.max_tids = max(totals.max_tids, tids)
     totals.senders = len(manifest.senders)
     totals.distinct_records = max(totals.distinct_records, len(records))
-    totals.mounts += int(files.stats.get("mounts", 0)) if isinstance(files.stats, dict) else 0
+    totals.mounts += int(files.stats.get("mounts", 0))
     totals.dropped += max(dropped, 0)
     totals.seconds += files.seconds
     if totals.scenario.require_reuse and len(records) >= len(manifest.senders):
@@ -105,7 +109,8 @@ def grade_one(totals, files):
                  f"{fmt(grades.counts[('before', 'identity')])}")
     line += (f"; naive {fmt(naive)}; {tids} OS threads, {moved} markers moved off their "
              f"publish's OS thread; {len(records)} records for {len(manifest.senders)} senders; "
-             f"reader events={summary.get('events')} dropped={dropped}; {files.seconds:.1f} s")
+             f"{files.stats.get('mounts', '?')} mounts; reader events={summary.get('events')} "
+             f"dropped={dropped}; {files.seconds:.1f} s")
     print(line, flush=True)
     return reasons
 
