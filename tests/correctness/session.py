@@ -96,8 +96,11 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
             stdout=events_out, stderr=subprocess.PIPE, text=True)
         events_out.close()
         reader_err = LineStream(reader.stderr)
-        reader_err.wait_for(lambda l: l == "vtctx-reader: attached", 120,
-                            "'vtctx-reader: attached'")
+        try:
+            reader_err.wait_for(lambda l: l == "vtctx-reader: attached", 120,
+                                "'vtctx-reader: attached'")
+        except HarnessError as e:
+            raise HarnessError(f"{e}; reader said: {reader_err.all[-3:]}") from None
 
         jvm.stdin.write("GO\n")
         jvm.stdin.flush()
