@@ -8,7 +8,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-out=$(mkdir -p "${1:-$root/build/tests/correctness/java}" && cd "${1:-$root/build/tests/correctness/java}" && pwd)
+out=${1:-$root/build/tests/correctness/java}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 mvn=${MVN:-mvn}
 range=${JDK_RANGE:-[22,)}
 common=(-B -q -ntp -Dstyle.color=never "-Dvtctx.jdkVersion=$range")

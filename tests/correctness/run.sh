@@ -43,6 +43,8 @@ fi
 
 source "$root/scripts/lib/jdk.sh"
 jdk=$(vtctx_find_jdk) || { echo "run.sh: no JDK >= 21 found (JAVA_HOME, /usr/lib/jvm)" >&2; exit 1; }
+major=$(vtctx_jdk_major "$jdk")
+((major >= 22)) || { echo "run.sh: $jdk is JDK $major; the marker program needs >= 22 (FFM)" >&2; exit 1; }
 agent=$build/agent/libvtctx.so
 reader=$build/reader-bpf/vtctx-reader
 for f in "$agent" "$reader"; do
@@ -52,8 +54,7 @@ done
 java_out=${prebuilt:-$build/tests/correctness/java}
 if [[ -z $prebuilt ]]; then
   echo "run.sh: building the shim jar and the marker program (Maven) into $java_out"
-  JDK_RANGE="[$(vtctx_jdk_major "$jdk"),$(($(vtctx_jdk_major "$jdk") + 1)))" \
-    bash "$here/buildJava.sh" "$java_out"
+  JDK_RANGE="[$major,$((major + 1)))" bash "$here/buildJava.sh" "$java_out"
 fi
 [[ -s $java_out/classpath ]] || { echo "run.sh: $java_out/classpath missing" >&2; exit 1; }
 

@@ -37,7 +37,9 @@ final class Args {
 
   String choice(String key, String fallback, List<String> allowed) {
     String v = string(key, fallback);
-    if (!allowed.contains(v)) throw new IllegalArgumentException(key + " must be one of " + allowed);
+    if (!allowed.contains(v)) {
+      throw new IllegalArgumentException(key + " must be one of " + allowed);
+    }
     return v;
   }
 

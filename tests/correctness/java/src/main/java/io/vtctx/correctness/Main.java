@@ -49,7 +49,7 @@ public final class Main {
     OtelPublisher.setUp(); // before any thread uses an OpenTelemetry context
     if (ThreadContext.isAgentActive() != scenario.agentAtStart()) {
       throw new IllegalStateException(
-          "agent active=" + ThreadContext.isAgentActive() + ", expected " + scenario.agentAtStart());
+          "agent active=" + ThreadContext.isAgentActive() + ", want " + scenario.agentAtStart());
     }
     Manifest manifest = new Manifest(scenario.senders(), scenario.markers());
     try (MarkerSink sink = MarkerSink.open(scenario.markers())) {

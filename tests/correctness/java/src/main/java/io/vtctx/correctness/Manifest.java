@@ -106,8 +106,8 @@ final class Manifest {
       for (int m = 0; m < markers(); m++) {
         w.write(
             String.format(
-                "{\"type\":\"marker\",\"id\":%d,\"sender\":%d,\"seq\":%d,\"trace_id\":\"%016x%016x\","
-                    + "\"span_id\":\"%016x\",\"trace_flags\":\"%02x\",\"phase\":\"%s\"}%n",
+                "{\"type\":\"marker\",\"id\":%d,\"sender\":%d,\"seq\":%d,"
+                    + "\"trace_id\":\"%016x%016x\",\"span_id\":\"%016x\",\"trace_flags\":\"%02x\",\"phase\":\"%s\"}%n",
                 m,
                 sender[m],
                 seq[m],

@@ -52,7 +52,9 @@ final class Sender {
   /** The record the agent bound to this thread; 0 would make every identity check fail. */
   static long boundRecord() {
     long address = ThreadContext.recordAddress();
-    if (address == 0) throw new IllegalStateException("no record bound to " + Thread.currentThread());
+    if (address == 0) {
+      throw new IllegalStateException("no record bound to " + Thread.currentThread());
+    }
     return address;
   }
 }
