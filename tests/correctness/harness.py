@@ -14,6 +14,7 @@ import platform
 import re
 import shutil
 import sys
+import traceback
 from collections import Counter
 
 import events as events_mod
@@ -215,6 +216,9 @@ def main():
             except (HarnessError, ValueError, OSError) as e:
                 reasons = [f"run could not be completed: {e}"]
                 print(f"  run {run_no}: FAILED: {e}", flush=True)
+            except Exception as e:  # a harness bug: still one FAIL line at the end
+                traceback.print_exc()
+                reasons = [f"run could not be graded: {e!r}"]
             if reasons:
                 failed_runs += 1
                 failures += [f"{scenario.name} run {run_no}: {r}" for r in reasons]

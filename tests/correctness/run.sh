@@ -12,6 +12,8 @@
 #                misattributions and exit non-zero
 #   --build DIR  the CMake build tree with the agent and the reader (default: build)
 #   --prebuilt D the marker program was already built into D by buildJava.sh (ctest does this)
+#   --only RE    only the scenarios whose name matches RE;  --runs N  at most N runs of each
+#   --keep       keep the reader's event files of passing runs too;  --json F  totals as JSON
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
