@@ -1,0 +1,102 @@
+"""The scenario matrix. Each scenario is one configuration of the marker program (Main.java
+arguments) and of the agent; `runs` separate JVMs are run for it (`quick_runs` in --quick, with
+`quick_args` overriding arguments to keep CI short). Codes go into every trace-id (Ids.java)."""
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Scenario:
+    name: str
+    code: int
+    what: str
+    java_args: dict
+    runs: int
+    quick_runs: int
+    quick_args: dict = field(default_factory=dict)
+    agent_options: list = field(default_factory=list)
+    jvm_flags: list = field(default_factory=list)
+    late_attach: bool = False
+    ringbuf_mb: int = 16
+    # Guards against a scenario that silently stops testing what it claims:
+    require_moved: bool = False  # some marker must run on another OS thread than its publish
+    require_reuse: bool = False  # some record must serve several threads in one run
+    # All senders alive at once with records bound before any ends: no two may share a record.
+    distinct_records: bool = False
+
+    def arguments(self, quick):
+        merged = dict(self.java_args)
+        if quick:
+            merged.update(self.quick_args)
+        args = [f"{k}={v}" for k, v in merged.items()]
+        if self.late_attach:
+            args.insert(0, "scenario=late-attach")
+        return args
+
+
+def _paper(lifetimes, scopes, publisher="api"):
+    return dict(virtual=16, markers=8, lifetimes=lifetimes, scopes=scopes, publisher=publisher,
+                transitions="paper")
+
+
+SCENARIOS = [
+    Scenario("paper-clean-concurrent", 1,
+             "16 virtual threads x 8 markers, all alive at once, every scope closed",
+             _paper("concurrent", "clean"), runs=6, quick_runs=1, distinct_records=True),
+    Scenario("paper-leaky-concurrent", 2,
+             "as above, the last scope left open when the thread ends",
+             _paper("concurrent", "leaky"), runs=6, quick_runs=1, distinct_records=True),
+    Scenario("paper-clean-sequential", 3,
+             "16 virtual threads x 8 markers one after another (carrier and record reuse)",
+             _paper("sequential", "clean"), runs=6, quick_runs=1),
+    Scenario("paper-leaky-sequential", 4,
+             "as above, leaky-final: the next thread may get the leaky record back",
+             _paper("sequential", "leaky"), runs=6, quick_runs=1),
+    Scenario("otel-leaky-concurrent", 5,
+             "paper shape through OpenTelemetry SDK spans and the ContextStorage decorator",
+             _paper("concurrent", "leaky", "otel"), runs=6, quick_runs=1,
+             distinct_records=True),
+    Scenario("otel-clean-sequential", 6,
+             "paper shape, sequential, through OpenTelemetry SDK spans",
+             _paper("sequential", "clean", "otel"), runs=6, quick_runs=0),
+    Scenario("bind-use", 7,
+             "paper shape, leaky, agent bind=use (record bound at the first publish)",
+             _paper("concurrent", "leaky", "mixed"), runs=6, quick_runs=1,
+             agent_options=["bind=use"]),
+    Scenario("bind-start", 8,
+             "paper shape, leaky, agent bind=start (record bound at VirtualThreadStart)",
+             _paper("concurrent", "leaky", "mixed"), runs=6, quick_runs=1,
+             agent_options=["bind=start"], distinct_records=True),
+    Scenario("stress", 9,
+             "1200 virtual + 16 platform threads alive at once, 90 markers each, every kind of "
+             "transition, 1 in 4 through OpenTelemetry, 4 carriers",
+             dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent", scopes="leaky",
+                  publisher="mixed", transitions="mix"),
+             runs=2, quick_runs=1,
+             quick_args=dict(virtual=1000, platform=8, markers=6),
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"], ringbuf_mb=128,
+             require_moved=True, distinct_records=True),
+    Scenario("stress-bind-use", 10,
+             "stress shape with bind=use: 1000 virtual + 8 platform threads x 20 markers",
+             dict(virtual=1000, platform=8, markers=20, lifetimes="concurrent", scopes="clean",
+                  publisher="mixed", transitions="mix", seed=3),
+             runs=1, quick_runs=0, agent_options=["bind=use"],
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"], ringbuf_mb=64,
+             require_moved=True),
+    Scenario("churn", 11,
+             "20000 short-lived virtual threads then 400 platform threads, 200 alive at a time, "
+             "2 markers each, leaky (records recycled to later threads)",
+             dict(virtual=20000, platform=400, markers=2, lifetimes="waves", wave=200,
+                  scopes="leaky", publisher="mixed", transitions="mix", seed=5),
+             runs=2, quick_runs=1, quick_args=dict(virtual=2000, platform=40),
+             ringbuf_mb=64, require_reuse=True),
+    Scenario("platform", 12,
+             "32 platform threads x 64 markers, concurrent, every kind of transition",
+             dict(virtual=0, platform=32, markers=64, lifetimes="concurrent", scopes="clean",
+                  publisher="mixed", transitions="mix", seed=9),
+             runs=2, quick_runs=1, distinct_records=True),
+    Scenario("late-attach", 13,
+             "JVM started without the agent; 32 parked + 1 running virtual and 4 platform threads "
+             "made a context current before the attach; 64 new virtual threads after it",
+             dict(parked=32, platform=4, fresh=64, before=2, after=8),
+             runs=6, quick_runs=1, late_attach=True),
+]
