@@ -11,25 +11,25 @@
 #   --skip-setup  no install-deps, no CMake build: use the existing build (ctest does)
 # Ends with one line "RESULT OK ..." (exit 0) or "RESULT FAIL <reason>" (exit 1).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+root=$(cd "$(dirname "$0")/.." && pwd)
 
-build=build
-out=demo-output
+build=$root/build
+out=$root/demo-output
 setup=1
 run_args=()
 while (($#)); do
   case $1 in
     --quick) run_args+=(--seconds 8 --warmup 3) ;;
     --seconds) run_args+=(--seconds "$2"); shift ;;
-    --out) out=$2; shift ;;
-    --build-dir) build=$2; shift ;;
+    --out) out=$(realpath -m "$2"); shift ;;
+    --build-dir) build=$(realpath -m "$2"); shift ;;
     --skip-setup) setup=0 ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) run_args+=("$1") ;;
   esac
   shift
 done
+cd "$root"
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "demo: vtctx-reader loads BPF programs and needs root; rerun with sudo" >&2
@@ -43,19 +43,26 @@ if ((setup)); then
 fi
 source scripts/lib/jdk.sh
 jdk=$(vtctx_find_jdk)
-build=$(cd "$build" && pwd)
 for f in "$build/agent/libvtctx.so" "$build/reader-bpf/vtctx-reader" \
   "$build/scripts/demo/libvtctx_demo_native.so"; do
   [[ -e $f ]] || { echo "demo: $f is missing; build first (drop --skip-setup)" >&2; exit 1; }
 done
 
-# Maven writes into the build tree; the shim's tests are ctest's job, not the demo's.
+# Maven writes into the build tree; the shim's tests are ctest's job, not the demo's. Its output
+# goes to a log, shown only on failure.
 echo "demo: building the shim and demo jars (Maven)"
 major=$(vtctx_jdk_major "$jdk")
-mvn_args=(-q -B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
-mvn "${mvn_args[@]}" -f java-shim/pom.xml -Dmaven.test.skip=true \
-  "-Dvtctx.buildDir=$build/demo/shim" package
-mvn "${mvn_args[@]}" -f scripts/demo/pom.xml "-Dvtctx.buildDir=$build/demo/java" package
+mvn_args=(-B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
+mkdir -p "$build/demo"
+mvn_log=$build/demo/maven.log
+if ! { mvn "${mvn_args[@]}" -f java-shim/pom.xml -Dmaven.test.skip=true \
+  "-Dvtctx.buildDir=$build/demo/shim" package &&
+  mvn "${mvn_args[@]}" -f scripts/demo/pom.xml "-Dvtctx.buildDir=$build/demo/java" package; } \
+  >"$mvn_log" 2>&1; then
+  tail -n 40 "$mvn_log"
+  echo "demo: the Maven build failed (full log: $mvn_log)" >&2
+  exit 1
+fi
 shim_jar=$(ls "$build"/demo/shim/vtctx-shim-*.jar)
 classpath="$build/demo/java/vtctx-demo.jar:$build/demo/java/lib/*:$shim_jar"
 

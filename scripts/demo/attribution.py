@@ -100,7 +100,8 @@ def evaluate(samples, owners, requests, period_ns, is_slow, window):
         }
 
     ranked = [row(t, n) for t, n in count.most_common()]
-    slow_rows = [row(r["trace_id"], count[r["trace_id"]]) for r in requests
+    slow_rows = [row(r["trace_id"], count[r["trace_id"]])
+                 for r in sorted(requests, key=lambda r: r["start_ns"])
                  if is_slow(r) and window[0] <= r["start_ns"] and r["end_ns"] <= window[1]]
     tagged = sum(count.values()) + unknown
     return {

@@ -15,7 +15,7 @@ PAD = 10
 TITLE_H = 28
 FONT = 11
 CHAR_W = 6.2  # approximate advance of the 11 px monospace font
-MIN_W = 0.3  # frames narrower than this (px) are not drawn
+MIN_W = 2.0  # frames narrower than this (px) are not drawn (nor their children)
 
 
 class Node:
@@ -66,6 +66,8 @@ def colour(name):
 
 def short(name):
     """Java perf-map names carry return and parameter types; the graph shows Class.method."""
+    if "(" not in name or name.startswith("["):
+        return name
     head = name.split("(", 1)[0]
     if " " in head and "." in head:
         head = head.rsplit(" ", 1)[1]
@@ -92,12 +94,12 @@ def render(root, title):
         share = 100.0 * node.value / max(root.value, 1)
         label = short(node.name)
         out.append(f'<g><title>{escape(node.name)} ({node.value} samples, {share:.1f}%)</title>'
-                   f'<rect x="{x:.2f}" y="{y}" width="{w:.2f}" height="{FRAME_H - 1}" '
+                   f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{FRAME_H - 1}" '
                    f'fill="{colour(node.name)}" rx="1"/>')
         fit = int((w - 4) / CHAR_W)
         if fit >= 3:
             text = label if len(label) <= fit else label[: fit - 2] + ".."
-            out.append(f'<text x="{x + 2:.2f}" y="{y + FRAME_H - 4}">{escape(text)}</text>')
+            out.append(f'<text x="{x + 2:.1f}" y="{y + FRAME_H - 4}">{escape(text)}</text>')
         out.append("</g>")
         cx = x
         for name in sorted(node.children):

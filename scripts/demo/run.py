@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +21,15 @@ import report  # noqa: E402
 from processes import Children, DemoError, raise_on_termination_signals  # noqa: E402
 
 SLOW_ENDPOINT = "GET /notes/42"
+OUTPUT_FILES = ["slow-requests.svg", "slow-requests.folded", "profile.folded", "samples.jsonl",
+                "requests.jsonl", "summary.json"]
+OUTPUT_DESCRIPTIONS = ["flame graph of the slow requests (span-filtered)",
+                       "its folded stacks (carrier frames folded into one)",
+                       "all samples' stacks by trace/span (the reader's output)",
+                       "every sample with its trace/span (the reader's output)",
+                       "the service's request log (ground truth)",
+                       "the numbers above"]
+LOG_FILES = ["service.log", "load.log", "reader-json.log", "reader-folded.log"]
 
 
 def parse_args():
@@ -162,16 +170,31 @@ def stop_readers(readers):
     return summaries
 
 
+CONTINUATION_ENTRY = "StubRoutines (continuationstubs)"
+CARRIER_FRAME = "[carrier thread, up to Continuation.run]"
+
+
+def fold_carrier(frames):
+    """A virtual thread's frames start above the continuation stub on its carrier's stack; the
+    carrier's frames below it (ForkJoinPool worker, interpreted or compiled as the JIT went) are
+    the same for every request, so the graph shows them as one frame."""
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i] == CONTINUATION_ENTRY:
+            return [CARRIER_FRAME] + frames[i + 1:]
+    return frames
+
+
 def slow_flame_graph(out, slow_traces, n_slow):
     """Keeps the folded stacks of the slow requests' traces (span filter), drops the trace/span
-    root frames and renders them."""
+    root frames, folds the carrier frames and renders the result."""
     kept, samples = [], 0
     with open(os.path.join(out, "profile.folded"), encoding="utf-8") as f:
         for line in f:
-            frames = line.rstrip("\n").split(";")
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            frames = stack.split(";")
             if frames[0].startswith("trace_") and frames[0][len("trace_"):] in slow_traces:
-                kept.append(";".join(frames[2:]))
-                samples += int(line.rsplit(" ", 1)[1])
+                kept.append(";".join(fold_carrier(frames[2:])) + " " + count)
+                samples += int(count)
     with open(os.path.join(out, "slow-requests.folded"), "w", encoding="utf-8") as f:
         f.write("\n".join(kept) + ("\n" if kept else ""))
     root = flamegraph.parse_folded(kept)
@@ -311,12 +334,7 @@ def run(args, out, children):
     write_summary(args, out, info, done, summaries, results, crosses, result_line)
     say(f"demo run: {time.monotonic() - started:.0f} s")
     say(f"Output in {out}/:")
-    for name, what in (("slow-requests.svg", "flame graph of the slow requests (span-filtered)"),
-                       ("slow-requests.folded", "its folded stacks"),
-                       ("profile.folded", "all samples' stacks by trace/span (the reader's output)"),
-                       ("samples.jsonl", "every sample with its trace/span (the reader's output)"),
-                       ("requests.jsonl", "the service's request log (ground truth)"),
-                       ("summary.json", "the numbers above")):
+    for name, what in zip(OUTPUT_FILES, OUTPUT_DESCRIPTIONS):
         say(f"  {name:<22}{what}")
     say()
     say(result_line)
@@ -326,8 +344,11 @@ def run(args, out, children):
 def main():
     args = parse_args()
     out = os.path.abspath(args.out)
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
+    os.makedirs(out, exist_ok=True)
+    for name in OUTPUT_FILES + LOG_FILES:  # only what an earlier run wrote: --out may be any dir
+        path = os.path.join(out, name)
+        if os.path.exists(path):
+            os.remove(path)
     raise_on_termination_signals()
     children = Children()
     code = 1
