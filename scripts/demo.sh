@@ -1,15 +1,74 @@
 #!/usr/bin/env bash
-# The README's first command. Installs what is missing, builds, and runs a bundled virtual-thread
-# workload under the agent, printing the agent's live counters.
-#   scripts/demo.sh [seconds]
+# The README's first command: "which request burned the CPU?" on virtual threads, in one command.
+# Installs what is missing, builds (CMake, then the shim and demo jars with Maven), and runs a
+# virtual-thread HTTP service with OpenTelemetry spans under the vtctx agent, a load generator
+# and vtctx-reader (scripts/demo/run.py; docs/demo.md explains the output). Needs root (BPF).
+#
+#   scripts/demo.sh [--quick] [--seconds S] [--out DIR] [--build-dir DIR] [--skip-setup]
+#                   [run.py options, e.g. --hz 999 --judge naive --agent-options fault=stale-carrier]
+#
+#   --quick       a short run (3 s warm-up, 8 s profile) as ctest runs it
+#   --skip-setup  no install-deps, no CMake build: use the existing build (ctest does)
+# Ends with one line "RESULT OK ..." (exit 0) or "RESULT FAIL <reason>" (exit 1).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+build=$root/build
+out=$root/demo-output
+setup=1
+run_args=()
+while (($#)); do
+  case $1 in
+    --quick) run_args+=(--seconds 8 --warmup 3) ;;
+    --seconds) run_args+=(--seconds "$2"); shift ;;
+    --out) out=$(realpath -m "$2"); shift ;;
+    --build-dir) build=$(realpath -m "$2"); shift ;;
+    --skip-setup) setup=0 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) run_args+=("$1") ;;
+  esac
+  shift
+done
+cd "$root"
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "demo: vtctx-reader loads BPF programs and needs root; rerun with sudo" >&2
+  exit 1
+fi
+
+if ((setup)); then
+  bash scripts/install-deps.sh
+  cmake -S . -B "$build" -G Ninja >/dev/null
+  cmake --build "$build"
+fi
 source scripts/lib/jdk.sh
 jdk=$(vtctx_find_jdk)
-cmake -S . -B build -G Ninja >/dev/null
-cmake --build build
+for f in "$build/agent/libvtctx.so" "$build/reader-bpf/vtctx-reader" \
+  "$build/scripts/demo/libvtctx_demo_native.so"; do
+  [[ -e $f ]] || { echo "demo: $f is missing; build first (drop --skip-setup)" >&2; exit 1; }
+done
+
+# Maven writes into the build tree; the shim's tests are ctest's job, not the demo's. Its output
+# goes to a log, shown only on failure.
+echo "demo: building the shim and demo jars (Maven)"
+major=$(vtctx_jdk_major "$jdk")
+mvn_args=(-B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
+mkdir -p "$build/demo"
+mvn_log=$build/demo/maven.log
+if ! { mvn "${mvn_args[@]}" -f java-shim/pom.xml -Dmaven.test.skip=true \
+  "-Dvtctx.buildDir=$build/demo/shim" package &&
+  mvn "${mvn_args[@]}" -f scripts/demo/pom.xml "-Dvtctx.buildDir=$build/demo/java" package; } \
+  >"$mvn_log" 2>&1; then
+  tail -n 40 "$mvn_log"
+  echo "demo: the Maven build failed (full log: $mvn_log)" >&2
+  exit 1
+fi
+shim_jar=$(ls "$build"/demo/shim/vtctx-shim-*.jar)
+classpath="$build/demo/java/vtctx-demo.jar:$build/demo/java/lib/*:$shim_jar"
+
 echo
-echo "== a virtual-thread workload under vtctx (build/agent/libvtctx.so), live agent counters =="
-"$jdk/bin/java" -agentpath:"$PWD/build/agent/libvtctx.so" -cp build/scripts/demo/classes \
-  io.vtctx.demo.LiveCounters "${1:-8}"
+echo "== vtctx demo: which request burned the CPU? =="
+# exec: Ctrl-C and SIGTERM go straight to run.py, which stops every process it started.
+exec python3 "$root/scripts/demo/run.py" --java-home "$jdk" --agent "$build/agent/libvtctx.so" \
+  --reader "$build/reader-bpf/vtctx-reader" --classpath "$classpath" \
+  --native-dir "$build/scripts/demo" --out "$out" "${run_args[@]}"
