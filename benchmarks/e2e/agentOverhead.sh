@@ -25,7 +25,7 @@ while (($#)); do
 done
 : "${java:?--java required}" "${classes:?--classes required}" "${agent:?--agent required}" "${empty:?--empty-agent required}"
 
-yield_ops=1000000 churn_ops=100000 warmup=3 measured=5
+yield_ops=1000000 churn_ops=100000 warmup=3 measured=7
 if ((smoke)); then rounds=1 yield_ops=20000 churn_ops=2000 warmup=1 measured=2; fi
 
 declare -A flags=(
@@ -62,22 +62,27 @@ done
 python3 - "$tmp/samples" "$yield_ops" "$churn_ops" "$rounds" "$out" <<'PY'
 import statistics, sys
 samples, yield_ops, churn_ops, rounds, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-data, cpu = {}, {}
+wall, cpu = {}, {}
 for line in open(samples):
     w, c, ms, cms = line.split()
-    data.setdefault((w, c), []).append(float(ms))
+    wall.setdefault((w, c), []).append(float(ms))
     cpu.setdefault((w, c), []).append(float(cms))
 configs = ["none", "empty_capability", "empty_same_events", "empty_all_events", "vtctx", "vtctx_bind_start", "vtctx_bind_use"]
-rows = ["| workload | configuration | wall ms | per op ns | vs none | vs empty_same_events | vs empty_all_events | process CPU ms | CPU vs empty_same_events |",
-        "|---|---|---|---|---|---|---|---|---|"]
+# The empty-callback agent that enables exactly the events each configuration enables.
+same = {"vtctx": "empty_same_events", "vtctx_bind_use": "empty_same_events", "vtctx_bind_start": "empty_all_events"}
+def spread(values):
+    return f"{min(values):.0f}..{max(values):.0f}"
+rows = ["| workload | configuration | CPU ms (min..max) | CPU per op ns | CPU vs none | CPU vs its empty agent | wall ms | wall vs its empty agent |",
+        "|---|---|---|---|---|---|---|---|"]
 for w, ops in (("yield", yield_ops), ("churn", churn_ops)):
-    med = {c: statistics.median(data[(w, c)]) for c in configs}
-    cmed = {c: statistics.median(cpu[(w, c)]) for c in configs}
+    cm = {c: statistics.median(cpu[(w, c)]) for c in configs}
+    wm = {c: statistics.median(wall[(w, c)]) for c in configs}
     for c in configs:
-        m = med[c]
-        rows.append(f"| {w} ({ops:,}) | {c} | {m:.1f} | {m * 1e6 / ops:.0f} | {m / med['none']:.2f}x | "
-                    f"{(m / med['empty_same_events'] - 1) * 100:+.1f}% | {(m / med['empty_all_events'] - 1) * 100:+.1f}% | "
-                    f"{cmed[c]:.1f} | {(cmed[c] / cmed['empty_same_events'] - 1) * 100:+.1f}% |")
+        ref = same.get(c)
+        vs_ref = f"{(cm[c] / cm[ref] - 1) * 100:+.1f}% (vs {ref})" if ref else ""
+        wall_ref = f"{(wm[c] / wm[ref] - 1) * 100:+.1f}%" if ref else ""
+        rows.append(f"| {w} ({ops:,}) | {c} | {cm[c]:.1f} ({spread(cpu[(w, c)])}) | {cm[c] * 1e6 / ops:.0f} | "
+                    f"{cm[c] / cm['none']:.2f}x | {vs_ref} | {wm[c]:.1f} | {wall_ref} |")
 table = "\n".join(rows)
 print(f"rounds={rounds} (median over rounds of each JVM's median iteration; one carrier)")
 print(table)
