@@ -1,0 +1,105 @@
+import io.vtctx.ThreadAttributes;
+import io.vtctx.ThreadContext;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Workload for the interoperability check (docs/interop.md): external OTEP 4947 readers must
+ * report exactly these contexts. N virtual threads publish, through the public shim API only, a
+ * known context and three attributes, then burn CPU in short slices separated by yield / park /
+ * sleep (mostly yield, so carriers stay busy and a snapshot reader finds them mounted), so each
+ * one unmounts and remounts many times, often on another carrier.
+ *
+ * <p>Virtual thread i: trace-id 0123456789abcdeffedcba98 %08x(0x76543210 + i), span-id
+ * 11223344 %08x(0x55667788 + i), flags 01, attributes method=GET, route=/api/test/i, user=vt-i.
+ * Thread 0 carries the public interop test vector (0123456789abcdeffedcba9876543210,
+ * 1122334455667788). The attribute keys are registered at agent load
+ * (attribute_keys=method|route|user) so readers that read the key map once see them.
+ *
+ * <p>Usage: InteropWorkload THREADS SECONDS [late]. With "late" it prints "WAITING pid" and waits
+ * for the agent to be attached (jcmd JVMTI.agent_load). Prints "EXPECT i trace span route user" lines, then
+ * "READY pid", runs, then "CARRIERS i n" (distinct carriers each thread ran on) and "DONE".
+ */
+public final class InteropWorkload {
+  static volatile long sink;
+
+  public static void main(String[] args) throws Exception {
+    final int threads = Integer.parseInt(args[0]);
+    final long seconds = Long.parseLong(args[1]);
+    if (args.length > 2 && args[2].equals("late")) {
+      // The agent is attached later (jcmd JVMTI.agent_load): wait up to 60 s for it.
+      System.out.println("WAITING " + ProcessHandle.current().pid());
+      System.out.flush();
+      for (int i = 0; i < 300 && !ThreadContext.isAgentActive(); i++) Thread.sleep(200);
+    }
+    if (!ThreadContext.isAgentActive()) {
+      System.err.println("InteropWorkload: the vtctx agent is not active");
+      System.exit(3);
+    }
+    final int method = ThreadAttributes.registerKey("method");
+    final int route = ThreadAttributes.registerKey("route");
+    final int user = ThreadAttributes.registerKey("user");
+    if (method != 0 || route != 1 || user != 2) {
+      System.err.println("InteropWorkload: start the agent with attribute_keys=method|route|user");
+      System.exit(3);
+    }
+    for (int i = 0; i < threads; i++) {
+      System.out.println("EXPECT " + i + " " + trace(i) + " " + span(i) + " GET /api/test/" + i
+          + " vt-" + i);
+    }
+    System.out.println("READY " + ProcessHandle.current().pid());
+    System.out.flush();
+    final long end = System.nanoTime() + seconds * 1_000_000_000L;
+    final ConcurrentHashMap<Integer, Set<String>> carriers = new ConcurrentHashMap<>();
+    Thread[] vts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      final int i = t;
+      vts[t] = Thread.ofVirtual().name("interop-" + i).start(() -> {
+        ThreadContext.setHex(trace(i), span(i), 1);
+        ThreadAttributes.set(method, "GET");
+        ThreadAttributes.set(route, "/api/test/" + i);
+        ThreadAttributes.set(user, "vt-" + i);
+        Set<String> seen = carriers.computeIfAbsent(i, k -> ConcurrentHashMap.newKeySet());
+        long n = 0;
+        while (System.nanoTime() < end) {
+          burn(2_000_000 + i);  // a few ms of CPU, so carriers are mostly mounted
+          String self = Thread.currentThread().toString();  // ...@ForkJoinPool-1-worker-N
+          seen.add(self.substring(self.indexOf('@') + 1));
+          switch ((int) (n++ % 10)) {
+            case 8 -> LockSupport.parkNanos(200_000);
+            case 9 -> {
+              try {
+                Thread.sleep(1);
+              } catch (InterruptedException e) {
+                return;
+              }
+            }
+            default -> Thread.yield();
+          }
+        }
+      });
+    }
+    for (Thread vt : vts) vt.join();
+    for (int i = 0; i < threads; i++) {
+      System.out.println("CARRIERS " + i + " " + carriers.get(i).size() + " "
+          + new TreeSet<>(carriers.get(i)));
+    }
+    System.out.println("DONE");
+  }
+
+  static String trace(int i) {
+    return String.format("0123456789abcdeffedcba98%08x", 0x76543210 + i);
+  }
+
+  static String span(int i) {
+    return String.format("11223344%08x", 0x55667788 + i);
+  }
+
+  static void burn(int rounds) {
+    long x = sink;
+    for (int r = 0; r < rounds; r++) x = x * 6364136223846793005L + 1442695040888963407L;
+    sink = x;
+  }
+}
