@@ -18,8 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * 1122334455667788). The attribute keys are registered at agent load
  * (attribute_keys=method|route|user) so readers that read the key map once see them.
  *
- * <p>Usage: InteropWorkload THREADS SECONDS [late]. With "late" it prints "WAITING pid" and waits
- * for the agent to be attached (jcmd JVMTI.agent_load). Prints "EXPECT i trace span route user" lines, then
+ * <p>Usage: InteropWorkload THREADS SECONDS [late] [runtime-key]. With "late" it prints "WAITING
+ * pid" and waits for the agent to be attached (jcmd JVMTI.agent_load). With "runtime-key", a
+ * fourth key, phase, is registered 3 s after READY (a new process-context publication that readers
+ * must pick up) and every thread then also sets phase=late. Prints "EXPECT i trace span route user" lines, then
  * "READY pid", runs, then "CARRIERS i n" (distinct carriers each thread ran on) and "DONE".
  */
 public final class InteropWorkload {
@@ -28,7 +30,9 @@ public final class InteropWorkload {
   public static void main(String[] args) throws Exception {
     final int threads = Integer.parseInt(args[0]);
     final long seconds = Long.parseLong(args[1]);
-    if (args.length > 2 && args[2].equals("late")) {
+    final java.util.List<String> flags = java.util.Arrays.asList(args).subList(2, args.length);
+    final boolean runtimeKey = flags.contains("runtime-key");
+    if (flags.contains("late")) {
       // The agent is attached later (jcmd JVMTI.agent_load): wait up to 60 s for it.
       System.out.println("WAITING " + ProcessHandle.current().pid());
       System.out.flush();
@@ -51,19 +55,32 @@ public final class InteropWorkload {
     }
     System.out.println("READY " + ProcessHandle.current().pid());
     System.out.flush();
-    final long end = System.nanoTime() + seconds * 1_000_000_000L;
+    final long begin = System.nanoTime();
+    final long end = begin + seconds * 1_000_000_000L;
+    final long phaseAt = runtimeKey ? begin + 3_000_000_000L : Long.MAX_VALUE;
     final ConcurrentHashMap<Integer, Set<String>> carriers = new ConcurrentHashMap<>();
     Thread[] vts = new Thread[threads];
     for (int t = 0; t < threads; t++) {
       final int i = t;
       vts[t] = Thread.ofVirtual().name("interop-" + i).start(() -> {
-        ThreadContext.setHex(trace(i), span(i), 1);
+        // Attributes first: attribute writes keep the record invalid until setHex makes the whole
+        // context valid, so no reader can see these ids without their attributes.
         ThreadAttributes.set(method, "GET");
         ThreadAttributes.set(route, "/api/test/" + i);
         ThreadAttributes.set(user, "vt-" + i);
+        ThreadContext.setHex(trace(i), span(i), 1);
         Set<String> seen = carriers.computeIfAbsent(i, k -> ConcurrentHashMap.newKeySet());
         long n = 0;
+        boolean phaseSet = false;
         while (System.nanoTime() < end) {
+          if (!phaseSet && System.nanoTime() >= phaseAt) {
+            // Registered by whichever thread comes first (idempotent), after READY: readers learn
+            // the name from a new process-context publication.
+            int phase = ThreadAttributes.registerKey("phase");
+            if (phase != 3) throw new IllegalStateException("phase key index " + phase);
+            ThreadAttributes.set(phase, "late");
+            phaseSet = true;
+          }
           burn(2_000_000 + i);  // a few ms of CPU, so carriers are mostly mounted
           String self = Thread.currentThread().toString();  // ...@ForkJoinPool-1-worker-N
           seen.add(self.substring(self.indexOf('@') + 1));

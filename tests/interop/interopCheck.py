@@ -2,6 +2,7 @@
 """Checks what an external OTEP 4947 reader reported against InteropWorkload's known contexts.
 
 usage: interopCheck.py otlp|csd WORKLOAD_STDOUT READER_OUTPUT [--pid PID] [--min N]
+                       [--runtime-key | --runtime-key-optional]
 
   otlp  READER_OUTPUT holds "SAMPLE pid=P n=N trace=T span=S k=v ..." lines (one per OTLP
         profile sample, printed by a small OTLP receiver fed by the OpenTelemetry eBPF profiler;
@@ -10,7 +11,10 @@ usage: interopCheck.py otlp|csd WORKLOAD_STDOUT READER_OUTPUT [--pid PID] [--min
         ("[v2] iteration = I, thread = TID, labels = [trace_id=T, span_id=S, k=v, ...]")
 
 Every reported context must be exactly one of the workload's EXPECT lines (trace-id, span-id and
-the three attributes method/route/user, by name). Prints one line per virtual thread (reports,
+the three attributes method/route/user, by name). With --runtime-key (workload flag runtime-key)
+a report may also carry phase=late, the key registered while the readers run, and at least one
+must: the reader re-read the process context and named the new key. --runtime-key-optional
+accepts phase=late without requiring it (readers that re-read the context only now and then). Prints one line per virtual thread (reports,
 distinct carrier tids) and ends with "RESULT OK ..." or "RESULT FAIL ..." (exit status 0/1).
 """
 import re
@@ -72,6 +76,9 @@ def main():
         i = args.index("--pid")
         pid_override = args[i + 1]
         del args[i:i + 2]
+    runtime_key = "--runtime-key" in args or "--runtime-key-optional" in args
+    runtime_key_required = "--runtime-key" in args
+    args = [a for a in args if a not in ("--runtime-key", "--runtime-key-optional")]
     mode, workload, output = args
     exp, pid = expected(workload)
     pid = pid_override or pid
@@ -80,6 +87,7 @@ def main():
     bad = []
     unlinked = 0
     total = 0
+    with_phase = 0
     for ctx, tid, n, tname in reports:
         if ctx is None:
             unlinked += n
@@ -89,6 +97,9 @@ def main():
         e = exp.get(trace)
         want = None if e is None else (e["span"], {"method": e["method"], "route": e["route"],
                                                    "user": e["user"]})
+        if runtime_key and labels.get("phase") == "late":
+            labels = {k: v for k, v in labels.items() if k != "phase"}
+            with_phase += n
         if want is None or (span, labels) != want:
             bad.append(f"tid {tid}: trace={trace} span={span} labels={labels} expected={want}")
             continue
@@ -104,7 +115,9 @@ def main():
     summary = (f"reports={total} mismatches={len(bad)} virtual_threads_seen="
                f"{len(exp) - len(missing)}/{len(exp)} seen_on_several_carriers={moved} "
                f"reports_without_context={unlinked}")
-    if bad or missing or total == 0:
+    if runtime_key:
+        summary += f" reports_with_runtime_key={with_phase}"
+    if bad or missing or total == 0 or (runtime_key_required and with_phase == 0):
         print(f"RESULT FAIL {summary} missing={missing}")
         return 1
     print(f"RESULT OK {summary}")

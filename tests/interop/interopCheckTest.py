@@ -31,12 +31,13 @@ T0, S0 = "0123456789abcdeffedcba9876543210", "1122334455667788"
 T1, S1 = "0123456789abcdeffedcba9876543211", "1122334455667789"
 
 
-def run(mode, lines):
+def run(mode, lines, *extra):
     with tempfile.TemporaryDirectory() as d:
         w, o = os.path.join(d, "jvm.txt"), os.path.join(d, "out.txt")
         open(w, "w").write(WORKLOAD)
         open(o, "w").write("".join(lines))
-        r = subprocess.run([sys.executable, CHECK, mode, w, o], capture_output=True, text=True)
+        r = subprocess.run([sys.executable, CHECK, mode, w, o, *extra], capture_output=True,
+                           text=True)
         return r.returncode, r.stdout
 
 
@@ -63,6 +64,17 @@ def main():
                            "SAMPLE pid=4242 n=3 trace=- span=- thread.name=C2 thread.id=9\n"])
     if rc != 0 or "reports_without_context=3" not in out:
         failures.append(f"unlinked samples not counted:\n{out}")
+    base = [otlp(T0, S0, "/api/test/0", "vt-0"), otlp(T1, S1, "/api/test/1", "vt-1")]
+    phase = otlp(T0, S0, "/api/test/0", "vt-0").replace(" thread.name", " process.context.label.phase=late thread.name")
+    for name, lines, extra, want in (
+            ("runtime key named", base + [phase], ["--runtime-key"], 0),
+            ("runtime key never named", base, ["--runtime-key"], 1),
+            ("runtime key not expected", base + [phase], [], 1),
+            ("runtime key optional, named", base + [phase], ["--runtime-key-optional"], 0),
+            ("runtime key optional, not named", base, ["--runtime-key-optional"], 0)):
+        rc, out = run("otlp", lines, *extra)
+        if rc != want:
+            failures.append(f"{name}: exit {rc}, want {want}\n{out}")
     for f in failures:
         print("FAIL", f)
     print("RESULT", "FAIL" if failures else "OK")
