@@ -5,7 +5,7 @@
 # that every context a reader reported is exactly one the workload published.
 #
 #   scripts/interop.sh [--profiler-src DIR] [--csd-src DIR] [--work DIR] [--seconds N]
-#                      [--only csd|profiler]
+#                      [--only csd|profiler] [--filter REGEX]   (scenario names, e.g. 640)
 #
 # Readers (sources are copied into WORK, never modified in place):
 #   OpenTelemetry eBPF profiler, PR #1229 head   open-telemetry/opentelemetry-ebpf-profiler
@@ -26,7 +26,7 @@ REPO=$PWD
 
 PROFILER_COMMIT=4905b24680d8d3445b42a93bbaec846b517ca188
 CSD_COMMIT=2809317434d725725382bdc17c5f35a298c208dd
-PROFILER_SRC="" CSD_SRC="" WORK=${TMPDIR:-/tmp}/vtctx-interop SECONDS_RUN=20 ONLY=""
+PROFILER_SRC="" CSD_SRC="" WORK=${TMPDIR:-/tmp}/vtctx-interop SECONDS_RUN=20 ONLY="" FILTER=""
 while (($#)); do
   case $1 in
     --profiler-src) PROFILER_SRC=$2; shift 2 ;;
@@ -34,6 +34,7 @@ while (($#)); do
     --work) WORK=$2; shift 2 ;;
     --seconds) SECONDS_RUN=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --filter) FILTER=$2; shift 2 ;;
     *) echo "interop.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -120,10 +121,17 @@ result() {  # name status-of-check
   if [[ $2 == 0 ]]; then echo "SCENARIO $1: OK"; else echo "SCENARIO $1: FAIL"; FAILED=1; fi
 }
 KEYS='attribute_keys=method|route|user,service_name=interop-check'
-start_jvm() {  # out mode(startup|late|late-dtv) [workload flags...]
+start_jvm() {  # out mode(startup|startup-640|late|late-dtv) [workload flags...]
   local out=$1 mode=$2 opt=() tunables=${GLIBC_TUNABLES:-}
   shift 2
   [[ $mode == startup ]] && opt=("-agentpath:$AGENT=$KEYS")
+  # startup-640: 640-byte records holding 519 bytes of attributes (two 255-byte values, one in
+  # 2-byte UTF-8 characters), near the OTEP's 640-byte bound.
+  if [[ $mode == startup-640 ]]; then
+    opt=("-agentpath:$AGENT=$KEYS,record_size=640")
+    set -- "$@" long
+    mode=startup
+  fi
   # late-dtv: no optional static TLS for dlopen, so the late-loaded agent's TLS block is
   # allocated dynamically and readers must go through the DTV.
   [[ $mode == late-dtv ]] && tunables=glibc.rtld.optional_static_tls=0
@@ -143,8 +151,11 @@ start_jvm() {  # out mode(startup|late|late-dtv) [workload flags...]
   fi
 }
 
-csd_scenario() {  # mode(startup|late)
+wanted() { [[ -z $FILTER || $1 =~ $FILTER ]]; }
+
+csd_scenario() {  # mode(startup|startup-640|late|late-dtv)
   local name=csd-$1 out=$WORK/out/csd-$1
+  wanted "$name" || return 0
   rm -rf "$out"; mkdir -p "$out"
   start_jvm "$out" "$1"
   "$CSD_BIN/check-elf" "$AGENT" --symbol otel_thread_ctx_v1 >"$out/check-elf.txt" 2>&1 || true
@@ -164,8 +175,9 @@ csd_scenario() {  # mode(startup|late)
   result "$name" $rc
 }
 
-profiler_scenario() {  # order(after|before|delayed) mode(startup|late|late-dtv)
+profiler_scenario() {  # order(after|before|delayed) mode(startup|startup-640|late|late-dtv)
   local name=profiler-$1-$2 out=$WORK/out/profiler-$1-$2 prof sink
+  wanted "$name" || return 0
   rm -rf "$out"; mkdir -p "$out"
   "$WORK/otlpsink" -listen 127.0.0.1:4317 >"$out/sink.txt" 2>"$out/sink.err" &
   sink=$!
@@ -207,11 +219,13 @@ profiler_scenario() {  # order(after|before|delayed) mode(startup|late|late-dtv)
 
 if [[ $ONLY != profiler ]]; then
   csd_scenario startup
+  csd_scenario startup-640
   csd_scenario late
   csd_scenario late-dtv
 fi
 if [[ $ONLY != csd ]]; then
   profiler_scenario after startup
+  profiler_scenario after startup-640
   profiler_scenario before startup
   profiler_scenario delayed startup
   profiler_scenario after late

@@ -18,24 +18,30 @@ import java.util.concurrent.locks.LockSupport;
  * 1122334455667788). The attribute keys are registered at agent load
  * (attribute_keys=method|route|user) so readers that read the key map once see them.
  *
- * <p>Usage: InteropWorkload THREADS SECONDS [late] [runtime-key]. With "late" it prints "WAITING
+ * <p>Usage: InteropWorkload THREADS SECONDS [late] [runtime-key] [long]. With "late" it prints "WAITING
  * pid" and waits for the agent to be attached (jcmd JVMTI.agent_load). With "runtime-key", a
  * fourth key, phase, is registered 3 s after READY (a new process-context publication that readers
- * must pick up) and every thread then also sets phase=late. Prints "EXPECT i trace span route user" lines, then
+ * must pick up) and every thread then also sets phase=late. With "long" (agent option
+ * record_size=640) route and user are 255-byte values, user in 2-byte UTF-8 characters. Prints "EXPECT i trace span route user" lines, then
  * "READY pid", runs, then "CARRIERS i n" (distinct carriers each thread ran on) and "DONE".
  */
 public final class InteropWorkload {
   static volatile long sink;
+  // UTF-8 whatever the locale: the EXPECT lines carry non-ASCII values ("long").
+  static final java.io.PrintStream OUT = new java.io.PrintStream(
+      new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+      java.nio.charset.StandardCharsets.UTF_8);
 
   public static void main(String[] args) throws Exception {
     final int threads = Integer.parseInt(args[0]);
     final long seconds = Long.parseLong(args[1]);
     final java.util.List<String> flags = java.util.Arrays.asList(args).subList(2, args.length);
     final boolean runtimeKey = flags.contains("runtime-key");
+    final boolean longValues = flags.contains("long");
     if (flags.contains("late")) {
       // The agent is attached later (jcmd JVMTI.agent_load): wait up to 60 s for it.
-      System.out.println("WAITING " + ProcessHandle.current().pid());
-      System.out.flush();
+      OUT.println("WAITING " + ProcessHandle.current().pid());
+      OUT.flush();
       for (int i = 0; i < 300 && !ThreadContext.isAgentActive(); i++) Thread.sleep(200);
     }
     if (!ThreadContext.isAgentActive()) {
@@ -50,11 +56,11 @@ public final class InteropWorkload {
       System.exit(3);
     }
     for (int i = 0; i < threads; i++) {
-      System.out.println("EXPECT " + i + " " + trace(i) + " " + span(i) + " GET /api/test/" + i
-          + " vt-" + i);
+      OUT.println("EXPECT " + i + " " + trace(i) + " " + span(i) + " GET "
+          + route(i, longValues) + " " + user(i, longValues));
     }
-    System.out.println("READY " + ProcessHandle.current().pid());
-    System.out.flush();
+    OUT.println("READY " + ProcessHandle.current().pid());
+    OUT.flush();
     final long begin = System.nanoTime();
     final long end = begin + seconds * 1_000_000_000L;
     final long phaseAt = runtimeKey ? begin + 3_000_000_000L : Long.MAX_VALUE;
@@ -66,8 +72,10 @@ public final class InteropWorkload {
         // Attributes first: attribute writes keep the record invalid until setHex makes the whole
         // context valid, so no reader can see these ids without their attributes.
         ThreadAttributes.set(method, "GET");
-        ThreadAttributes.set(route, "/api/test/" + i);
-        ThreadAttributes.set(user, "vt-" + i);
+        if (ThreadAttributes.set(route, route(i, longValues)) < 0
+            || ThreadAttributes.set(user, user(i, longValues)) < 0) {
+          throw new IllegalStateException("attributes do not fit: record_size=640 needed");
+        }
         ThreadContext.setHex(trace(i), span(i), 1);
         Set<String> seen = carriers.computeIfAbsent(i, k -> ConcurrentHashMap.newKeySet());
         long n = 0;
@@ -100,10 +108,25 @@ public final class InteropWorkload {
     }
     for (Thread vt : vts) vt.join();
     for (int i = 0; i < threads; i++) {
-      System.out.println("CARRIERS " + i + " " + carriers.get(i).size() + " "
+      OUT.println("CARRIERS " + i + " " + carriers.get(i).size() + " "
           + new TreeSet<>(carriers.get(i)));
     }
-    System.out.println("DONE");
+    OUT.println("DONE");
+  }
+
+  // "long": values of the maximum entry size (255 UTF-8 bytes), the user one in 2-byte characters,
+  // 3 + 255 + 254 bytes of values (519 bytes of attrs-data): needs record_size=640.
+  static String route(int i, boolean longValues) {
+    String r = "/api/test/" + i;
+    return longValues ? r + "/" + "x".repeat(255 - r.length() - 1) : r;
+  }
+
+  static String user(int i, boolean longValues) {
+    String u = "vt-" + i;
+    if (!longValues) return u;
+    u += "-";
+    while (u.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 2 <= 255) u += "\u00e9";
+    return u;
   }
 
   static String trace(int i) {
