@@ -1,11 +1,13 @@
 package io.vtctx.bench;
 
 import io.vtctx.internal.AgentNatives;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.ObjectName;
 
 /**
  * Native memory the agent spends per live virtual thread. Usage: ParkedThreads <threads>
@@ -13,7 +15,11 @@ import java.util.regex.Pattern;
  * <p>Measures the agent's fixed footprint first (its library's resident pages, the pool's and the
  * thread-state arena's resident bytes, before any virtual thread), then starts N virtual threads
  * that each get their record (first mount), write to it, and park, and measures again. Prints one
- * {@code memory ...} line with bytes per live virtual thread.
+ * {@code memory ...} line with bytes per live virtual thread. With
+ * {@code -XX:NativeMemoryTracking=summary} it also prints a {@code jvm_memory ...} line: what the
+ * JVM itself committed per thread meanwhile (NMT "Internal" holds the JvmtiThreadState a virtual
+ * thread gets once an agent binds thread-local storage to it; "Thread" and the Java heap are not
+ * the agent's).
  */
 public final class ParkedThreads {
   public static void main(String[] args) throws Exception {
@@ -21,6 +27,7 @@ public final class ParkedThreads {
     AgentNatives.currentRecord();  // the main thread's record exists already (VMInit)
     long libRss = libraryRss();
     String before = AgentNatives.statsJson();
+    long internalBefore = nmtCommittedKb("Internal");
     long fixed = libRss + field(before, "pool_resident_bytes")
         + field(before, "thread_states_resident_bytes");
 
@@ -54,8 +61,24 @@ public final class ParkedThreads {
             + " fixed_footprint_bytes=%d library_rss_bytes=%d%n",
         n, live, recordSize, poolResident, perThread, (perThread / recordSize - 1) * 100,
         field(during, "pool_slabs"), field(during, "records_peak"), fixed, libRss);
+    long internalDuring = nmtCommittedKb("Internal");
+    if (internalBefore >= 0 && internalDuring >= 0) {
+      System.out.printf("jvm_memory threads=%d nmt_internal_committed_kb_before=%d"
+              + " nmt_internal_committed_kb_during=%d nmt_internal_bytes_per_thread=%.1f%n",
+          n, internalBefore, internalDuring, (internalDuring - internalBefore) * 1024.0 / n);
+    }
     release.countDown();
     for (Thread t : threads) t.join();
+  }
+
+  /** Committed KB of one NMT category, or -1 when native memory tracking is off. */
+  static long nmtCommittedKb(String category) throws Exception {
+    String summary = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+        new ObjectName("com.sun.management:type=DiagnosticCommand"), "vmNativeMemory",
+        new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+    Matcher m = Pattern.compile("-\\s+" + category + " \\(reserved=\\d+KB, committed=(\\d+)KB")
+        .matcher(summary);
+    return m.find() ? Long.parseLong(m.group(1)) : -1;
   }
 
   /** Resident bytes of libvtctx.so's mappings (/proc/self/smaps). */
