@@ -2,6 +2,8 @@ package io.vtctx.otel;
 
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.context.Context;
 import io.vtctx.internal.IdCache;
 import io.vtctx.internal.ThreadRecord;
@@ -16,6 +18,16 @@ import io.vtctx.internal.ThreadRecord;
  * its parent decodes nothing (the {@link IdCache} remembers the last two).
  */
 final class SpanPublisher {
+  // OpenTelemetry's own SpanContext class: its ids were generated or validated as lowercase hex,
+  // so they are Latin-1 strings that IdCache may decode with SWAR.
+  private static final Class<?> OTEL_SPAN_CONTEXT =
+      SpanContext.create(
+              "0af7651916cd43dd8448eb211c80319c",
+              "b7ad6b7169203331",
+              TraceFlags.getDefault(),
+              TraceState.getDefault())
+          .getClass();
+
   private SpanPublisher() {}
 
   /**
@@ -41,6 +53,12 @@ final class SpanPublisher {
     }
   }
 
+  /** True if {@code record} already holds the span of {@code context} (or, without one, none). */
+  static boolean holdsSpanOf(ThreadRecord record, Context context) {
+    Span span = Span.fromContextOrNull(context);
+    return record.holds(span != null ? span.getSpanContext() : SpanContext.getInvalid());
+  }
+
   /** The copier's state to hand to a scope opened now (null if attributes are not copied). */
   static AttributeCopier copierOf(ThreadRecord record) {
     return record.attributeMemo() instanceof AttributeCopier c ? c : null;
@@ -59,7 +77,8 @@ final class SpanPublisher {
             spanContext,
             spanContext.getTraceId(),
             spanContext.getSpanId(),
-            spanContext.getTraceFlags().asByte())) {
+            spanContext.getTraceFlags().asByte(),
+            spanContext.getClass() == OTEL_SPAN_CONTEXT)) {
       // Not hex: a foreign SpanContext implementation. Publish nothing rather than wrong data.
       clear(record, spanContext, edit);
       return;

@@ -88,8 +88,13 @@ public final class VtctxContextStorage implements ContextStorage {
     if (toAttach == null) return scope; // attaching null is ignored by the contract
     ThreadRecord record = ThreadRecord.current(); // null without the agent
     if (record == null) return new PublishingScope(scope, Thread.currentThread(), null, null, null);
-    // What the span current until now had inherited, for the close to restore (attributes only).
     AttributeCopier copier = SpanPublisher.copierOf(record);
+    // Unchanged span, no attributes copied: the record already holds this span, and closing the
+    // scope restores a context with that same span (the record mirrors the current context, see
+    // "One writer per thread"), so neither the attach nor the close has anything to write: hand
+    // back the delegate's own scope.
+    if (copier == null && SpanPublisher.holdsSpanOf(record, toAttach)) return scope;
+    // What the span current until now had inherited, for the close to restore (attributes only).
     Span outer = copier != null ? copier.span() : null;
     String[] outerInherited = copier != null ? copier.inherited() : null;
     publish(record, toAttach, null, null);

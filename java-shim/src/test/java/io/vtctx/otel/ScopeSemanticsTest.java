@@ -131,6 +131,40 @@ class ScopeSemanticsTest {
         });
   }
 
+  // A scope that keeps the span writes nothing at open or close (the delegate's own scope): the
+  // record must still follow every change around it, also with closes out of order.
+  @Test
+  void scopesThatKeepTheSpanAroundChangedSpans() throws Exception {
+    onVirtualThread(
+        () -> {
+          ContextKey<String> key = ContextKey.named("other");
+          Scope none = Context.current().with(key, "no span").makeCurrent();
+          assertPublishes(null);
+          Span a = tracer.spanBuilder("a").startSpan();
+          Scope sa = a.makeCurrent();
+          Scope kept = Context.current().with(key, "x").makeCurrent();
+          assertPublishes(a.getSpanContext());
+          Span b = tracer.spanBuilder("b").startSpan();
+          Scope sb = b.makeCurrent();
+          Scope keptB = Context.current().with(key, "y").makeCurrent();
+          assertPublishes(b.getSpanContext());
+          kept.close(); // not current: ignored by OpenTelemetry
+          assertSame(b, Span.current());
+          assertPublishesCurrent();
+          keptB.close();
+          assertPublishes(b.getSpanContext());
+          sb.close();
+          assertSame(a, Span.current());
+          assertPublishes(a.getSpanContext());
+          kept.close();
+          assertPublishes(a.getSpanContext());
+          sa.close();
+          assertPublishes(null);
+          none.close();
+          assertPublishes(null);
+        });
+  }
+
   @Test
   void outOfOrderCloseKeepsWhatIsReallyCurrent() throws Exception {
     onVirtualThread(
