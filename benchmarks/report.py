@@ -23,7 +23,8 @@ def read(path):
 
 
 def native_table(paths):
-    rows = ["| benchmark | real time (median) | CPU time (median) | CV of real time | repetitions |",
+    rows = ["| benchmark | real time (median) | CPU time (median) | CV of real time "
+            "| repetitions |",
             "|---|---|---|---|---|"]
     for path in paths:
         with open(path) as f:
@@ -34,7 +35,8 @@ def native_table(paths):
                 rows.append(f"| {b['name']} | ERROR: {b.get('error_message', '')} | | | |")
                 continue
             name = b.get("run_name", b["name"])
-            kind = b.get("aggregate_name", "single") if b.get("run_type") == "aggregate" else "single"
+            aggregate = b.get("run_type") == "aggregate"
+            kind = b.get("aggregate_name", "single") if aggregate else "single"
             runs.setdefault(name, {})[kind] = b
         for name, kinds in runs.items():
             m = kinds.get("median", kinds.get("single"))
@@ -43,10 +45,9 @@ def native_table(paths):
             unit = m.get("time_unit", "ns")
             cv = kinds.get("cv")
             reps = m.get("repetitions", 1)
-            rows.append(f"| {name} | {m['real_time']:,.1f} {unit} | {m['cpu_time']:,.1f} {unit} | "
-                        f"{cv['real_time'] * 100:.1f}% |" if cv else
-                        f"| {name} | {m['real_time']:,.1f} {unit} | {m['cpu_time']:,.1f} {unit} | n/a |")
-            rows[-1] += f" {reps} |"
+            cv_text = f"{cv['real_time'] * 100:.1f}%" if cv else "n/a"
+            rows.append(f"| {name} | {m['real_time']:,.1f} {unit} | {m['cpu_time']:,.1f} {unit} "
+                        f"| {cv_text} | {reps} |")
     return "\n".join(rows)
 
 
@@ -58,7 +59,8 @@ def memory_section(text):
     overhead = float(f["overhead_pct"])
     verdict = ("meets" if overhead <= MEMORY_TARGET_OVERHEAD_PCT else "MISSES")
     return (f"| live virtual threads | records live | record size | pool resident bytes | "
-            f"bytes per thread | pool overhead | slabs | agent fixed footprint | libvtctx.so RSS |\n"
+            f"bytes per thread | pool overhead | slabs | agent fixed footprint "
+            f"| libvtctx.so RSS |\n"
             f"|---|---|---|---|---|---|---|---|---|\n"
             f"| {int(f['threads']):,} | {int(f['records_live']):,} | {f['record_size']} B | "
             f"{int(f['pool_resident_bytes']):,} | {float(f['bytes_per_thread']):.2f} B | "

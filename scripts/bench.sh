@@ -34,7 +34,8 @@ while (($#)); do
 done
 build=$(cd "$build" 2>/dev/null && pwd || echo "$build")
 if [[ -z $out ]]; then
-  if ((smoke)); then out=$build/bench-smoke; else out=/tmp/vtctx-bench-$(date -u +%Y%m%dT%H%M%SZ); fi
+  out=/tmp/vtctx-bench-$(date -u +%Y%m%dT%H%M%SZ)
+  ((smoke)) && out=$build/bench-smoke
 fi
 log() { echo "bench.sh: $*" >&2; }
 
@@ -63,10 +64,12 @@ is_root=0
 
 # Java parts: the shim jar as users build it, then the JMH jar against it (Maven writes into the
 # build tree). Pinned to the JDK's major version, like the ctest Maven runs.
-major=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+major=$("$java" -XshowSettings:properties -version 2>&1 |
+  sed -n 's/^ *java.specification.version = //p')
 mvn_args=(-q -B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
 log "building the shim jar and the JMH jar (Maven)"
-mvn "${mvn_args[@]}" -f "$root/java-shim/pom.xml" -DskipTests -Dvtctx.buildDir="$build/bench/shim" package
+mvn "${mvn_args[@]}" -f "$root/java-shim/pom.xml" -DskipTests \
+  -Dvtctx.buildDir="$build/bench/shim" package
 shim_jar=$build/bench/shim/vtctx-shim-0.1.0.jar
 mvn "${mvn_args[@]}" -f "$root/benchmarks/jmh/pom.xml" -Dvtctx.buildDir="$build/bench/jmh" \
   -Dvtctx.shimJar="$shim_jar" package
@@ -80,10 +83,13 @@ jmh_jar=$build/bench/jmh/benchmarks.jar
 machine() {
   echo "date: $(date -u +%FT%TZ)"
   echo "uname: $(uname -srvm)"
-  lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|Hypervisor vendor|CPU max MHz)' || true
+  lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket)' || true
+  lscpu | grep -E '^(Hypervisor vendor|CPU max MHz)' || true
   echo "memory: $(free -h | awk '/^Mem:/ {print $2 " total, " $7 " available"}')"
   echo "java: $("$java" -version 2>&1 | tr '\n' ' ')"
-  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (with local changes)')"
+  local dirty=""
+  git -C "$root" diff --quiet HEAD 2>/dev/null || dirty=" (with local changes)"
+  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$dirty"
 }
 machine >"$out/machine.txt"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
@@ -119,7 +125,7 @@ log "memory ($threads parked virtual threads)"
   io.vtctx.bench.ParkedThreads "$threads" >"$out/memory.txt" 2>&1
 live=$(sed -n 's/^memory .* records_live=\([0-9]*\) .*/\1/p' "$out/memory.txt")
 ((${live:-0} >= threads)) ||
-  { cat "$out/memory.txt" >&2; log "memory: records_live=${live:-none} < $threads threads"; exit 1; }
+  { cat "$out/memory.txt" >&2; log "memory: records_live=${live:-none} < $threads"; exit 1; }
 
 # Reader BPF run time per event (kernel BPF statistics), on a load generator.
 if ((is_root)) && [[ -x $loadgen ]]; then
@@ -133,7 +139,7 @@ else
   log "reader BPF cost skipped (needs root and $loadgen)"
 fi
 
-echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); bench.sh took $((SECONDS - started)) s" \
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); took $((SECONDS - started)) s" \
   >>"$out/machine.txt"
 python3 "$root/benchmarks/report.py" "$out" >"$out/summary.md"
 if ((publish)); then

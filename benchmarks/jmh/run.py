@@ -37,15 +37,17 @@ CONFIGS = {
 
 def jvm_args(args, name, round_no):
     agent, options, shim, reader = CONFIGS[name]
-    out = [f"-Dvtctx.bench.config={name}", f"-Dvtctx.bench.expectVtctx={str(agent == 'vtctx').lower()}",
+    out = [f"-Dvtctx.bench.config={name}",
+           f"-Dvtctx.bench.expectVtctx={str(agent == 'vtctx').lower()}",
            f"-Dvtctx.bench.shim={str(shim).lower()}"]
     if agent == "empty":
         out.append(f"-agentpath:{args.empty_agent}={options}")
     elif agent == "vtctx":
         out.append(f"-agentpath:{args.agent}={options}")
     if reader:
+        reader_log = os.path.join(args.out, f"reader-r{round_no}-{name}.log")
         out += [f"-Dvtctx.bench.reader={reader}", f"-Dvtctx.bench.readerPath={args.reader}",
-                f"-Dvtctx.bench.readerLog={os.path.join(args.out, f'reader-r{round_no}-{name}.log')}"]
+                f"-Dvtctx.bench.readerLog={reader_log}"]
     for a in out:
         if " " in a:
             sys.exit(f"run.py: paths with spaces cannot be passed through -jvmArgsAppend: {a}")

@@ -78,7 +78,8 @@ def load_reader(results_dir):
             if not m:
                 continue
             fields = dict(w.split("=", 1) for w in m.group(3).split() if "=" in w)
-            e = out.setdefault((m.group(2), m.group(1)), {"ns_per_run": [], "runs": [], "events": []})
+            e = out.setdefault((m.group(2), m.group(1)),
+                               {"ns_per_run": [], "runs": [], "events": []})
             if "bpf_ns_per_run" in fields:
                 e["ns_per_run"].append(float(fields["bpf_ns_per_run"]))
                 e["runs"].append(int(fields["bpf_runs"]))
@@ -164,8 +165,8 @@ def markdown(summary, reader):
         forks = sorted({r["wall"]["forks"] for r in w["configs"].values() if r["wall"]})
         out.append(f"#### {w['label']}\n")
         out.append(f"Per op: {cell(pairs, ',.0f')} transitions (mount+unmount pairs, counted by "
-                   f"vtctx), {cell(w['threads_per_op'], ',')} virtual threads. Forks per configuration: "
-                   f"{', '.join(map(str, forks))}.\n")
+                   f"vtctx), {cell(w['threads_per_op'], ',')} virtual threads. "
+                   f"Forks per configuration: {', '.join(map(str, forks))}.\n")
         out.append("Wall time:\n")
         out.append(metric_table(w, "wall") + "\n")
         out.append("Process CPU time:\n")
@@ -177,7 +178,8 @@ def markdown(summary, reader):
         out.append("|---|---|---|---|---|---|")
         for (workload, config), e in sorted(reader.items()):
             ns = e["ns_per_run"]
-            ns_text = f"{statistics.median(ns):,.0f} [{min(ns):,.0f}-{max(ns):,.0f}]" if ns else "n/a"
+            ns_text = (f"{statistics.median(ns):,.0f} [{min(ns):,.0f}-{max(ns):,.0f}]"
+                       if ns else "n/a")
             runs = f"{statistics.median(e['runs']):,.0f}" if e["runs"] else "n/a"
             out.append(f"| {workload} | {config} | {len(e['events'])} | {runs} | {ns_text} "
                        f"| {statistics.median(e['events']):,.0f} |")

@@ -16,7 +16,8 @@ def grouped_bars_svg(groups, series_order, title, xlabel):
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="13">{escape(title)}</text>']
+           f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="13">'
+           f'{escape(title)}</text>']
     y = top
     for label, bars in groups:
         svg.append(f'<text x="4" y="{y + 12}" font-weight="bold">{escape(label)}</text>')

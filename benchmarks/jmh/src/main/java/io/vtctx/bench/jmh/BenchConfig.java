@@ -55,7 +55,9 @@ record BenchConfig(
     if (expectVtctx && !active) fail("libvtctx.so is expected but not active");
     if (!expectVtctx && agentNativesLinked()) fail("libvtctx.so is loaded but not expected");
     boolean decorated = ContextStorage.get() instanceof VtctxContextStorage;
-    if (decorated != shim) fail("shim context storage installed=" + decorated + ", expected " + shim);
+    if (decorated != shim) {
+      fail("shim context storage installed=" + decorated + ", expected " + shim);
+    }
     if (!shim) return;
     // A span made current on a virtual thread must land in that thread's record.
     Span span = tracer.spanBuilder("check").setNoParent().startSpan();

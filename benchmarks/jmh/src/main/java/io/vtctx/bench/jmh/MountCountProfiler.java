@@ -39,8 +39,8 @@ public final class MountCountProfiler implements InternalProfiler {
     long ops = result.getMetadata().getMeasuredOps();
     long end = mounts();
     if (start < 0 || end < 0 || ops <= 0) return List.of();
-    return List.of(
-        new ScalarResult("mounts", (double) (end - start) / ops, "mounts/op", AggregationPolicy.AVG));
+    double perOp = (double) (end - start) / ops;
+    return List.of(new ScalarResult("mounts", perOp, "mounts/op", AggregationPolicy.AVG));
   }
 
   /** vtctx's total mount count, or -1 without the agent. */
