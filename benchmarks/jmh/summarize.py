@@ -22,13 +22,15 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from svgBars import grouped_bars_svg  # noqa: E402
 
-CONFIG_ORDER = ["none", "capability", "empty_callbacks", "vtctx", "vtctx_shim",
-                "vtctx_shim_profile", "vtctx_shim_syscalls"]
+CONFIG_ORDER = ["none", "capability", "empty_callbacks", "empty_callbacks_tls", "vtctx",
+                "vtctx_bind_use", "vtctx_shim", "vtctx_shim_profile", "vtctx_shim_syscalls"]
 CONFIG_TEXT = {
     "none": "no agent",
     "capability": "agent, capability only (events off)",
     "empty_callbacks": "agent, empty callbacks (same events as vtctx)",
+    "empty_callbacks_tls": "empty callbacks + JVMTI thread-local storage get/set as vtctx",
     "vtctx": "vtctx publishing",
+    "vtctx_bind_use": "vtctx, bind=use (records only for threads that publish)",
     "vtctx_shim": "vtctx + shim writes",
     "vtctx_shim_profile": "vtctx + shim + `vtctx-reader profile` 99 Hz",
     "vtctx_shim_syscalls": "vtctx + shim + `vtctx-reader syscalls --syscall write`",
@@ -158,8 +160,37 @@ def metric_table(w, metric):
     return "\n".join(rows)
 
 
+def brief_table(summary):
+    """One compact table over all workloads: wall and CPU per op, ratios, vtctx's own share."""
+    rows = ["| workload | configuration | wall us/op | wall vs none | CPU us/op | CPU vs none "
+            "| CPU vs empty cb | CPU Δ ns/transition vs empty cb | CPU Δ ns/thread vs none |",
+            "|---" * 9 + "|"]
+    for workload, w in summary.items():
+        for c, row in w["configs"].items():
+            v, cpu = row["wall"], row["cpu"]
+
+            def vs(s, base, key, spec, suffix=""):
+                d = s.get(f"vs_{base}") if s else None
+                if d is None or d[key] is None:
+                    return ""
+                return cell(d[key], spec, suffix) + (" ~" if d["within_error"] else "")
+            rows.append(" | ".join([
+                f"| {workload}", c, f"{v['median']:,.1f} ± {v['error']:,.1f}",
+                vs(v, "none", "ratio", ".2f", "x"),
+                f"{cpu['median']:,.1f} ± {cpu['error']:,.1f}" if cpu else "n/a",
+                vs(cpu, "none", "ratio", ".2f", "x"),
+                vs(cpu, "empty_callbacks", "ratio", ".2f", "x"),
+                vs(cpu, "empty_callbacks", "diff_ns_per_transition", "+,.0f"),
+                vs(cpu, "none", "diff_ns_per_thread", "+,.0f")]) + " |")
+    return "\n".join(rows)
+
+
 def markdown(summary, reader):
-    out = []
+    out = ["| configuration | what the fork runs |", "|---|---|"]
+    present = {c for w in summary.values() for c in w["configs"]}
+    out += [f"| {c} | {CONFIG_TEXT[c]} |" for c in CONFIG_ORDER if c in present]
+    out.append("\nAll workloads and configurations at a glance (\"~\": within the errors):\n")
+    out.append(brief_table(summary) + "\n")
     for workload, w in summary.items():
         pairs = w["transitions_per_op"]
         forks = sorted({r["wall"]["forks"] for r in w["configs"].values() if r["wall"]})
@@ -214,12 +245,16 @@ def main():
     p.add_argument("--md")
     p.add_argument("--svg", help="wall-time plot; the CPU-time plot goes next to it (-cpu.svg)")
     p.add_argument("--json")
+    p.add_argument("--brief", action="store_true", help="print only the compact table")
     args = p.parse_args()
     data = load(args.results_dir)
     if not data:
         sys.exit(f"summarize.py: no jmh-r*-*.json in {args.results_dir}")
     summary = summarize(data)
     reader = load_reader(args.results_dir)
+    if args.brief:
+        print(brief_table(summary))
+        return
     text = markdown(summary, reader)
     print(text)
     if args.md:

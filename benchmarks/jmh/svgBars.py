@@ -2,7 +2,8 @@
 workload, one bar per configuration (value and a min-max whisker), a reference line at 1."""
 from html import escape
 
-PALETTE = ["#7f7f7f", "#bcbd22", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd", "#d62728"]
+PALETTE = ["#7f7f7f", "#bcbd22", "#ff7f0e", "#8c564b", "#1f77b4", "#17becf", "#2ca02c", "#9467bd",
+           "#d62728"]
 
 
 def grouped_bars_svg(groups, series_order, title, xlabel):
