@@ -6,7 +6,9 @@
 # each JVM's median iteration.
 #
 #   agentOverhead.sh --java J --classes DIR --agent libvtctx.so --empty-agent libvtctx_empty_agent.so
-#                    [--rounds 7] [--out results.md] [--smoke]
+#                    [--rounds 7] [--out results.md] [--smoke] [--configs a,b,...]
+# --configs runs a subset (default: all) that includes none; a vtctx configuration is compared with
+# its empty agent only if that is in the subset too.
 set -euo pipefail
 rounds=7
 out=""
@@ -20,6 +22,7 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --smoke) smoke=1; shift ;;
+    --configs) IFS=, read -r -a chosen <<<"$2"; shift 2 ;;
     *) echo "agentOverhead.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -38,6 +41,13 @@ declare -A flags=(
   [vtctx_bind_use]="-agentpath:$agent=log=error,bind=use"
 )
 configs=(none empty_capability empty_same_events empty_all_events vtctx vtctx_bind_start vtctx_bind_use)
+if [[ -n ${chosen+x} ]]; then
+  for c in "${chosen[@]}"; do
+    [[ -n ${flags[$c]+x} ]] || { echo "agentOverhead.sh: unknown configuration $c" >&2; exit 2; }
+  done
+  configs=("${chosen[@]}")
+  [[ " ${configs[*]} " == *" none "* ]] || { echo "agentOverhead.sh: --configs must include none" >&2; exit 2; }
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -59,15 +69,15 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-python3 - "$tmp/samples" "$yield_ops" "$churn_ops" "$rounds" "$out" <<'PY'
+python3 - "$tmp/samples" "$yield_ops" "$churn_ops" "$rounds" "$out" "${configs[*]}" <<'PY'
 import statistics, sys
 samples, yield_ops, churn_ops, rounds, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+configs = sys.argv[6].split()
 wall, cpu = {}, {}
 for line in open(samples):
     w, c, ms, cms = line.split()
     wall.setdefault((w, c), []).append(float(ms))
     cpu.setdefault((w, c), []).append(float(cms))
-configs = ["none", "empty_capability", "empty_same_events", "empty_all_events", "vtctx", "vtctx_bind_start", "vtctx_bind_use"]
 # The empty-callback agent that enables exactly the events each configuration enables.
 same = {"vtctx": "empty_same_events", "vtctx_bind_use": "empty_same_events", "vtctx_bind_start": "empty_all_events"}
 def spread(values):
@@ -78,7 +88,7 @@ for w, ops in (("yield", yield_ops), ("churn", churn_ops)):
     cm = {c: statistics.median(cpu[(w, c)]) for c in configs}
     wm = {c: statistics.median(wall[(w, c)]) for c in configs}
     for c in configs:
-        ref = same.get(c)
+        ref = same.get(c) if same.get(c) in cm else None
         vs_ref = f"{(cm[c] / cm[ref] - 1) * 100:+.1f}% (vs {ref})" if ref else ""
         wall_ref = f"{(wm[c] / wm[ref] - 1) * 100:+.1f}%" if ref else ""
         rows.append(f"| {w} ({ops:,}) | {c} | {cm[c]:.1f} ({spread(cpu[(w, c)])}) | {cm[c] * 1e6 / ops:.0f} | "
