@@ -40,7 +40,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>changedSpanOwnAttribute: the same with a child that has its own http.route (with attrs,
  *       both changes also rewrite the attribute)
  *   <li>unchangedSpan: a context with the same span and another key (nothing to rewrite or read)
- *   <li>newSpan: a different child span every time (1024 in rotation): its span-id is decoded
+ *   <li>newSpan: a different child span every time ({@link #rotation} in rotation): its span-id is
+ *       decoded
  *   <li>newTrace: a different root span of a different trace every time: 48 hex digits decoded;
  *       each root has its own route (8 in rotation), so with attrs both changes rewrite it
  * </ul>
@@ -55,6 +56,15 @@ public class ScopeBenchmark {
   private static final ContextKey<String> KEY = ContextKey.named("bench");
   private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
   private static final int ROTATION = 1024;
+
+  /**
+   * How many new spans/traces newSpan and newTrace rotate through (a power of two up to 1024): 1024
+   * keeps each one's SpanContext and id strings out of L1 between uses (a worst case: plain
+   * OpenTelemetry never reads them); 4 keeps them hot, like a span created just before it is made
+   * current, while still never in the shim's two-entry id cache.
+   */
+  @Param({"1024"})
+  public int rotation;
 
   @Param({"plain", "vtctx", "attrs"})
   public String storage;
@@ -92,6 +102,9 @@ public class ScopeBenchmark {
                       .setNoParent()
                       .setAttribute(ROUTE, "/r/" + (i % 8))
                       .startSpan());
+    }
+    if (Integer.bitCount(rotation) != 1 || rotation > ROTATION) {
+      throw new IllegalArgumentException("rotation must be a power of two <= " + ROTATION);
     }
     outerScope = outer.makeCurrent();
     boolean decorated = ContextStorage.get() instanceof VtctxContextStorage;
@@ -135,14 +148,14 @@ public class ScopeBenchmark {
 
   @Benchmark
   public void newSpan() {
-    try (io.opentelemetry.context.Scope s = newSpans[next++ & (ROTATION - 1)].makeCurrent()) {
+    try (io.opentelemetry.context.Scope s = newSpans[next++ & (rotation - 1)].makeCurrent()) {
       // the scope change is the work
     }
   }
 
   @Benchmark
   public void newTrace() {
-    try (io.opentelemetry.context.Scope s = newTraces[next++ & (ROTATION - 1)].makeCurrent()) {
+    try (io.opentelemetry.context.Scope s = newTraces[next++ & (rotation - 1)].makeCurrent()) {
       // the scope change is the work
     }
   }
