@@ -36,6 +36,7 @@ declare -A flags=(
   [empty_capability]="-agentpath:$empty=events=none"
   [empty_same_events]="-agentpath:$empty=events=mount+end+thread"
   [empty_all_events]="-agentpath:$empty=events=mount+end+start+thread"
+  [empty_same_events_tls]="-agentpath:$empty=events=mount+end+thread,tls=set"
   [vtctx]="-agentpath:$agent=log=error"
   [vtctx_bind_start]="-agentpath:$agent=log=error,bind=start"
   [vtctx_bind_use]="-agentpath:$agent=log=error,bind=use"
@@ -79,7 +80,7 @@ for line in open(samples):
     wall.setdefault((w, c), []).append(float(ms))
     cpu.setdefault((w, c), []).append(float(cms))
 # The empty-callback agent that enables exactly the events each configuration enables.
-same = {"vtctx": "empty_same_events", "vtctx_bind_use": "empty_same_events", "vtctx_bind_start": "empty_all_events"}
+same = {"empty_same_events_tls": "empty_same_events", "vtctx": "empty_same_events", "vtctx_bind_use": "empty_same_events", "vtctx_bind_start": "empty_all_events"}
 def spread(values):
     return f"{min(values):.0f}..{max(values):.0f}"
 rows = ["| workload | configuration | CPU ms (min..max) | CPU per op ns | CPU vs none | CPU vs its empty agent | wall ms | wall vs its empty agent |",
