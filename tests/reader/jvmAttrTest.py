@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, json_lines, require_root, run_reader
+from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_reader,
+                           stop_jvm)
 from jvmTest import expected_context
 
 SERVICE = "vtctx-attr-test"
@@ -112,13 +113,7 @@ def main():
     finally:
         if reader:
             reader.kill()
-        if jvm.poll() is None:
-            try:
-                jvm.stdin.write("quit\n")
-                jvm.stdin.flush()
-                jvm.wait(timeout=60)
-            except (BrokenPipeError, subprocess.TimeoutExpired):
-                jvm.kill()
+        stop_jvm(jvm)
 
     total = done["markers"]
     check(total == args.threads * args.iterations, f"JVM reports {total} markers")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, require_root
+from readerHarness import LineReader, StreamingReader, check, require_root, stop_jvm
 
 TRACE = re.compile(r"^trace_7370696e([0-9a-f]{8})0{16};span_([0-9a-f]{16})$")
 
@@ -61,13 +61,7 @@ def main():
     finally:
         if reader:
             reader.kill()
-        if jvm.poll() is None:
-            try:
-                jvm.stdin.write("quit\n")
-                jvm.stdin.flush()
-                jvm.wait(timeout=60)
-            except (BrokenPipeError, subprocess.TimeoutExpired):
-                jvm.kill()
+        stop_jvm(jvm)
         if perf_map and os.path.exists(perf_map):
             os.remove(perf_map)
 

@@ -71,6 +71,18 @@ def run_reader(reader, args, timeout=60):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def stop_jvm(jvm):
+    """Asks a test JVM (reading commands on stdin) to quit, and kills it if it does not within 60 s."""
+    if jvm.poll() is not None:
+        return
+    try:
+        jvm.stdin.write("quit\n")
+        jvm.stdin.flush()
+        jvm.wait(timeout=60)
+    except (BrokenPipeError, subprocess.TimeoutExpired):
+        jvm.kill()
+
+
 def json_lines(text):
     out = []
     for line in text.splitlines():
