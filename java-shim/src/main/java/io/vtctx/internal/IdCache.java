@@ -30,7 +30,6 @@ public final class IdCache {
   private int flags1;
 
   private int error; // negative once a decoded char was not a hex digit
-  private boolean fast; // the strings being loaded are Latin-1: decode them with SWAR
   private final byte[] scratch = new byte[16];
 
   private static final VarHandle LONGS =
@@ -61,7 +60,6 @@ public final class IdCache {
    */
   public boolean load(Object key, String traceHex, String spanHex, int flags, boolean latin1) {
     if (traceHex.length() != 32 || spanHex.length() != 16) return false;
-    fast = latin1;
     long high;
     long low;
     error = 0;
@@ -72,10 +70,10 @@ public final class IdCache {
       high = high1;
       low = low1;
     } else {
-      high = decode16(traceHex, 0);
-      low = decode16(traceHex, 16);
+      high = decode16(traceHex, 0, latin1);
+      low = decode16(traceHex, 16, latin1);
     }
-    long span = decode16(spanHex, 0);
+    long span = decode16(spanHex, 0, latin1);
     if (error < 0) return false;
     key1 = key0;
     trace1 = trace0;
@@ -108,8 +106,8 @@ public final class IdCache {
     return flags0;
   }
 
-  private long decode16(String s, int offset) {
-    if (fast) {
+  private long decode16(String s, int offset, boolean latin1) {
+    if (latin1) {
       // Copies the low byte of each char: exact for the Latin-1 chars the caller promised.
       s.getBytes(offset, offset + 16, scratch, 0);
       long high = HexSwar.decode8((long) LONGS.get(scratch, 0));
