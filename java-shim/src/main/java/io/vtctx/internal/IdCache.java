@@ -11,110 +11,120 @@ import java.nio.ByteOrder;
  * keeps the span, decodes nothing, and a child span decodes only its span-id (it shares the
  * parent's trace-id string).
  *
- * <p>Two entries cover the common nesting: entering a span and returning to its parent. Entry 0 is
- * the most recently used; values are fields (no per-publish allocation). Used only by its thread.
+ * <p>Two entries cover the common nesting: entering a span and returning to its parent. Selecting
+ * one moves no data (only which entry is recent), and a load overwrites the older one in place:
+ * no allocation, and no reference stores except the new key and trace-id. Used only by its thread.
  */
 public final class IdCache {
-  private Object key0;
-  private String trace0;
-  private long high0;
-  private long low0;
-  private long span0;
-  private int flags0;
+  /** One decoded id set; valid until the next {@link #load} replaces it (the older entry). */
+  public static final class Ids {
+    private Object key;
+    private String trace;
+    private long high;
+    private long low;
+    private long span;
+    private int flags;
 
-  private Object key1;
-  private String trace1;
-  private long high1;
-  private long low1;
-  private long span1;
-  private int flags1;
+    private Ids() {}
 
-  private int error; // negative once a decoded char was not a hex digit
+    public long traceHigh() {
+      return high;
+    }
+
+    public long traceLow() {
+      return low;
+    }
+
+    public long span() {
+      return span;
+    }
+
+    public int flags() {
+      return flags;
+    }
+  }
+
+  private final Ids first = new Ids();
+  private final Ids second = new Ids();
+  private Ids recent = first; // the other entry is the older one, replaced by the next load
   private final byte[] scratch = new byte[16];
+  private int error; // negative once a checked char of this load was not a hex digit
 
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-  /** Makes the entry of {@code key} current and returns true, or returns false if it is unknown. */
-  public boolean select(Object key) {
-    if (key == null) return false;
-    if (key0 == key) return true;
-    if (key1 != key) return false;
-    swap();
-    return true;
+  /** The ids loaded under {@code key}, now the most recent entry, or null if unknown. */
+  public Ids select(Object key) {
+    Ids r = recent;
+    if (r.key == key) return key != null ? r : null;
+    Ids older = r == first ? second : first;
+    if (older.key != key || key == null) return null;
+    recent = older;
+    return older;
   }
 
   /**
-   * Decodes the ids into entry 0 (the old entry 0 becomes entry 1) under {@code key}, or returns
-   * false and caches nothing if they are not well-formed hex (32 and 16 digits). A null key is
-   * never selected again, but its trace-id can still be reused by a later load.
+   * Decodes the ids into the older entry, which becomes the recent one under {@code key}, and
+   * returns it; or returns null and caches nothing if they are not hex of the right length (32 and
+   * 16 digits). A null key is never selected again, but its trace-id can still be reused by a later
+   * load.
+   *
+   * @param hexDigits promises that both strings consist of hex digits only (OpenTelemetry's own
+   *     SpanContext generated or validated them): they are then decoded 8 digits at a time without
+   *     checking each digit. Without the promise every char is checked.
    */
-  public boolean load(Object key, String traceHex, String spanHex, int flags) {
+  public Ids load(Object key, String traceHex, String spanHex, int flags, boolean hexDigits) {
+    if (traceHex.length() != 32 || spanHex.length() != 16) return null;
+    error = 0;
+    Ids r = recent;
+    Ids older = r == first ? second : first;
+    long high;
+    long low;
+    long span;
+    if (traceHex == r.trace) { // the same String: spans of one trace share it (immutable)
+      high = r.high;
+      low = r.low;
+    } else if (traceHex == older.trace) {
+      high = older.high;
+      low = older.low;
+    } else if (hexDigits) {
+      high = decode16Digits(traceHex, 0);
+      low = decode16Digits(traceHex, 16);
+    } else {
+      high = decode16Checked(traceHex, 0);
+      low = decode16Checked(traceHex, 16);
+      if (error < 0) return null;
+    }
+    if (hexDigits) {
+      span = decode16Digits(spanHex, 0);
+    } else {
+      span = decode16Checked(spanHex, 0);
+      if (error < 0) return null;
+    }
+    older.key = key;
+    older.trace = traceHex;
+    older.high = high;
+    older.low = low;
+    older.span = span;
+    older.flags = flags;
+    recent = older;
+    return older;
+  }
+
+  /** Like {@code load(key, traceHex, spanHex, flags, false)}: every char is checked. */
+  public Ids load(Object key, String traceHex, String spanHex, int flags) {
     return load(key, traceHex, spanHex, flags, false);
   }
 
-  /**
-   * Like {@link #load(Object, String, String, int)}; {@code latin1} promises that both strings hold
-   * only chars below 256 (e.g. OpenTelemetry's own SpanContext, which validated them as hex), so
-   * they can be decoded 8 digits at a time from their bytes (SWAR) instead of char by char.
-   */
-  public boolean load(Object key, String traceHex, String spanHex, int flags, boolean latin1) {
-    if (traceHex.length() != 32 || spanHex.length() != 16) return false;
-    long high;
-    long low;
-    error = 0;
-    if (traceHex == trace0) { // the same String: spans of one trace share it (immutable)
-      high = high0;
-      low = low0;
-    } else if (traceHex == trace1) {
-      high = high1;
-      low = low1;
-    } else {
-      high = decode16(traceHex, 0, latin1);
-      low = decode16(traceHex, 16, latin1);
-    }
-    long span = decode16(spanHex, 0, latin1);
-    if (error < 0) return false;
-    key1 = key0;
-    trace1 = trace0;
-    high1 = high0;
-    low1 = low0;
-    span1 = span0;
-    flags1 = flags0;
-    key0 = key;
-    trace0 = traceHex;
-    high0 = high;
-    low0 = low;
-    span0 = span;
-    flags0 = flags;
-    return true;
+  // Hex digits are ASCII, so their low bytes (what getBytes copies) are the digits themselves.
+  private long decode16Digits(String s, int offset) {
+    s.getBytes(offset, offset + 16, scratch, 0);
+    long high = HexSwar.decode8Digits((long) LONGS.get(scratch, 0));
+    long low = HexSwar.decode8Digits((long) LONGS.get(scratch, 8));
+    return (high << 32) | low;
   }
 
-  public long traceHigh() {
-    return high0;
-  }
-
-  public long traceLow() {
-    return low0;
-  }
-
-  public long span() {
-    return span0;
-  }
-
-  public int flags() {
-    return flags0;
-  }
-
-  private long decode16(String s, int offset, boolean latin1) {
-    if (latin1) {
-      // Copies the low byte of each char: exact for the Latin-1 chars the caller promised.
-      s.getBytes(offset, offset + 16, scratch, 0);
-      long high = HexSwar.decode8((long) LONGS.get(scratch, 0));
-      long low = HexSwar.decode8((long) LONGS.get(scratch, 8));
-      error |= (int) ((high | low) >> 32); // -1 if any digit was not hex
-      return (high << 32) | (low & 0xffffffffL);
-    }
+  private long decode16Checked(String s, int offset) {
     long v = 0;
     int err = 0;
     for (int i = 0; i < 16; i++) {
@@ -124,26 +134,5 @@ public final class IdCache {
     }
     error |= err;
     return v;
-  }
-
-  private void swap() {
-    Object k = key0;
-    String t = trace0;
-    long h = high0;
-    long l = low0;
-    long s = span0;
-    int f = flags0;
-    key0 = key1;
-    trace0 = trace1;
-    high0 = high1;
-    low0 = low1;
-    span0 = span1;
-    flags0 = flags1;
-    key1 = k;
-    trace1 = t;
-    high1 = h;
-    low1 = l;
-    span1 = s;
-    flags1 = f;
   }
 }

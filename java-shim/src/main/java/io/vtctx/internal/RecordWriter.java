@@ -94,8 +94,18 @@ public final class RecordWriter {
 
   /** Stores the ids inside a rewrite (plain stores: ordered by the fences around them). */
   public static void putIds(ByteBuffer record, long traceHigh, long traceLow, long span) {
+    putTraceId(record, traceHigh, traceLow);
+    putSpanId(record, span);
+  }
+
+  /** Stores the trace-id inside a rewrite. */
+  public static void putTraceId(ByteBuffer record, long traceHigh, long traceLow) {
     IDS.set(record, TRACE_ID, traceHigh);
     IDS.set(record, TRACE_ID + 8, traceLow);
+  }
+
+  /** Stores the span-id inside a rewrite. */
+  public static void putSpanId(ByteBuffer record, long span) {
     IDS.set(record, SPAN_ID, span);
   }
 

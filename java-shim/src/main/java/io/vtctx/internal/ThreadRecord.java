@@ -31,6 +31,16 @@ public final class ThreadRecord {
   // as long as this shim is the record's only writer while the thread lives (the agent writes a
   // record only before its thread starts and after it ends).
   private Object source;
+  // What this object last wrote to the record's ids, flags and valid byte, so that an unchanged
+  // publish or clear costs no read of the record: flags (0-255) after valid ids, CLEARED after a
+  // clear, UNKNOWN before the first write. Exact for the same reason as `source`; attribute writes
+  // (Java's AttributeWriter and the agent's setAttribute) keep the ids and valid byte as they are.
+  private long writtenHigh;
+  private long writtenLow;
+  private long writtenSpan;
+  private int writtenState = UNKNOWN;
+  private static final int CLEARED = -1;
+  private static final int UNKNOWN = -2;
   // What a publisher of attributes (the OpenTelemetry decorator) remembers about the attributes it
   // put in this record; dropped by every other attribute write, so it never trusts a stale memory.
   private Object attributeMemo;
@@ -84,10 +94,31 @@ public final class ThreadRecord {
       clear(source);
       return;
     }
-    if (!RecordWriter.holds(view, traceHigh, traceLow, span, flags)) {
-      RecordWriter.write(view, traceHigh, traceLow, span, flags);
+    flags &= 0xff;
+    // Ids are never zero here, so an equal trace-id was written by a publish and is still there.
+    boolean sameTrace = writtenHigh == traceHigh && writtenLow == traceLow;
+    if (!sameTrace || writtenSpan != span || writtenState != flags) {
+      // Only the words that change are stored: a span change inside a trace, the common one,
+      // stores the span-id between valid=0 and valid=1 (three stores instead of five).
+      RecordWriter.begin(view);
+      if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
+      RecordWriter.putSpanId(view, span);
+      RecordWriter.end(view, flags);
+      written(traceHigh, traceLow, span, flags);
     }
     this.source = source;
+  }
+
+  /** Like {@link #publish(long, long, long, int, Object)} with the ids of a cache entry. */
+  public void publish(IdCache.Ids ids, Object source) {
+    publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), source);
+  }
+
+  private void written(long traceHigh, long traceLow, long span, int state) {
+    writtenHigh = traceHigh;
+    writtenLow = traceLow;
+    writtenSpan = span;
+    writtenState = state;
   }
 
   /** Changes attributes inside a rewrite that {@link ThreadRecord} runs (payload stores only). */
@@ -111,6 +142,7 @@ public final class ThreadRecord {
     RecordWriter.putIds(view, traceHigh, traceLow, span);
     edit.apply(view);
     RecordWriter.end(view, flags);
+    written(traceHigh, traceLow, span, flags & 0xff);
     this.source = source;
   }
 
@@ -119,6 +151,7 @@ public final class ThreadRecord {
     RecordWriter.begin(view);
     RecordWriter.putIds(view, 0L, 0L, 0L);
     edit.apply(view);
+    written(0L, 0L, 0L, CLEARED);
     this.source = source;
   }
 
@@ -129,7 +162,10 @@ public final class ThreadRecord {
 
   /** Like {@link #clear()}, for a source that has no valid context. */
   public void clear(Object source) {
-    if (!RecordWriter.isClear(view)) RecordWriter.clear(view);
+    if (writtenState != CLEARED) {
+      RecordWriter.clear(view);
+      written(0L, 0L, 0L, CLEARED);
+    }
     this.source = source;
   }
 

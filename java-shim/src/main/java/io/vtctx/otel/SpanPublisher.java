@@ -18,8 +18,9 @@ import io.vtctx.internal.ThreadRecord;
  * its parent decodes nothing (the {@link IdCache} remembers the last two).
  */
 final class SpanPublisher {
-  // OpenTelemetry's own SpanContext class: its ids were generated or validated as lowercase hex,
-  // so they are Latin-1 strings that IdCache may decode with SWAR.
+  // OpenTelemetry's own SpanContext class: a valid one has ids that OpenTelemetry generated as hex
+  // (its RandomIdGenerator: the only case in which it skips validation) or validated as lowercase
+  // hex, so IdCache may decode them without checking each digit.
   private static final Class<?> OTEL_SPAN_CONTEXT =
       SpanContext.create(
               "0af7651916cd43dd8448eb211c80319c",
@@ -53,10 +54,28 @@ final class SpanPublisher {
     }
   }
 
-  /** True if {@code record} already holds the span of {@code context} (or, without one, none). */
-  static boolean holdsSpanOf(ThreadRecord record, Context context) {
-    Span span = Span.fromContextOrNull(context);
-    return record.holds(span != null ? span.getSpanContext() : SpanContext.getInvalid());
+  /** The SpanContext of the span in {@code context}; the invalid one without a span (or context). */
+  static SpanContext spanContextOf(Context context) {
+    Span span = context != null ? Span.fromContextOrNull(context) : null;
+    SpanContext spanContext = span != null ? span.getSpanContext() : null;
+    return spanContext != null ? spanContext : SpanContext.getInvalid();
+  }
+
+  /**
+   * True while no span attributes are copied into {@code record} (none configured, none left in it
+   * by the copier): {@link #publish} then writes the ids only, which {@link #publishIds} does in
+   * fewer steps.
+   */
+  static boolean copiesNoAttributes(ThreadRecord record) {
+    return record.attributeMemo() == null && RecordAttributeConfig.keys().size() == 0;
+  }
+
+  /**
+   * {@link #publish} when {@link #copiesNoAttributes}: makes {@code record}, the caller's own, hold
+   * {@code spanContext} (from {@link #spanContextOf}) unless it already does.
+   */
+  static void publishIds(ThreadRecord record, SpanContext spanContext) {
+    if (!record.holds(spanContext)) publishChanged(record, spanContext, null);
   }
 
   /** The copier's state to hand to a scope opened now (null if attributes are not copied). */
@@ -71,20 +90,24 @@ final class SpanPublisher {
       clear(record, spanContext, edit); // no valid span: valid=0
       return;
     }
-    IdCache ids = record.ids();
-    if (!ids.select(spanContext)
-        && !ids.load(
-            spanContext,
-            spanContext.getTraceId(),
-            spanContext.getSpanId(),
-            spanContext.getTraceFlags().asByte(),
-            spanContext.getClass() == OTEL_SPAN_CONTEXT)) {
+    IdCache cache = record.ids();
+    IdCache.Ids ids = cache.select(spanContext);
+    if (ids == null) {
+      ids =
+          cache.load(
+              spanContext,
+              spanContext.getTraceId(),
+              spanContext.getSpanId(),
+              spanContext.getTraceFlags().asByte(),
+              spanContext.getClass() == OTEL_SPAN_CONTEXT);
+    }
+    if (ids == null) {
       // Not hex: a foreign SpanContext implementation. Publish nothing rather than wrong data.
       clear(record, spanContext, edit);
       return;
     }
     if (edit == null) {
-      record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext);
+      record.publish(ids, spanContext);
     } else {
       record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext, edit);
     }

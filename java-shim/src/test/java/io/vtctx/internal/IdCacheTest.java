@@ -1,8 +1,8 @@
 package io.vtctx.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,8 +12,7 @@ class IdCacheTest {
 
   @Test
   void decodesTheW3cExample() {
-    IdCache c = new IdCache();
-    assertTrue(c.load(null, TRACE, SPAN, 1));
+    IdCache.Ids c = new IdCache().load(null, TRACE, SPAN, 1);
     assertEquals(0x4bf92f3577b34da6L, c.traceHigh());
     assertEquals(0xa3ce929d0e0e4736L, c.traceLow());
     assertEquals(0x00f067aa0ba902b7L, c.span());
@@ -22,8 +21,7 @@ class IdCacheTest {
 
   @Test
   void acceptsUppercaseAndAllDigits() {
-    IdCache c = new IdCache();
-    assertTrue(c.load(null, "0123456789ABCDEFabcdef0123456789", "FEDCBA9876543210", 0));
+    IdCache.Ids c = new IdCache().load(null, "0123456789ABCDEFabcdef0123456789", "FEDCBA9876543210", 0);
     assertEquals(0x0123456789abcdefL, c.traceHigh());
     assertEquals(0xabcdef0123456789L, c.traceLow());
     assertEquals(0xfedcba9876543210L, c.span());
@@ -45,12 +43,12 @@ class IdCacheTest {
       "4bf92f3577b34da6a3ce929d0e0e47360",
     };
     for (String t : badTraces) {
-      assertFalse(c.load(key, t, SPAN, 1), t);
-      assertFalse(c.select(key), "a rejected id must not be cached: " + t);
+      assertNull(c.load(key, t, SPAN, 1), t);
+      assertNull(c.select(key), "a rejected id must not be cached: " + t);
     }
-    assertFalse(c.load(key, TRACE, "00f067aa0ba902bG", 1));
-    assertFalse(c.load(key, TRACE, "00f067aa0ba902b", 1));
-    assertFalse(c.select(key));
+    assertNull(c.load(key, TRACE, "00f067aa0ba902bG", 1));
+    assertNull(c.load(key, TRACE, "00f067aa0ba902b", 1));
+    assertNull(c.select(key));
   }
 
   @Test
@@ -58,32 +56,49 @@ class IdCacheTest {
     IdCache c = new IdCache();
     Object parent = new Object();
     Object child = new Object();
-    assertFalse(c.select(parent));
-    assertTrue(c.load(parent, TRACE, SPAN, 1));
-    assertTrue(c.load(child, TRACE, "1111111111111111", 0));
-    assertTrue(c.select(parent));
-    assertEquals(0x00f067aa0ba902b7L, c.span());
-    assertEquals(1, c.flags());
-    assertTrue(c.select(child));
-    assertEquals(0x1111111111111111L, c.span());
-    assertEquals(0, c.flags());
-    assertEquals(0xa3ce929d0e0e4736L, c.traceLow());
+    assertNull(c.select(parent));
+    assertNotNull(c.load(parent, TRACE, SPAN, 1));
+    assertNotNull(c.load(child, TRACE, "1111111111111111", 0));
+    IdCache.Ids p = c.select(parent);
+    assertEquals(0x00f067aa0ba902b7L, p.span());
+    assertEquals(1, p.flags());
+    IdCache.Ids ch = c.select(child);
+    assertEquals(0x1111111111111111L, ch.span());
+    assertEquals(0, ch.flags());
+    assertEquals(0xa3ce929d0e0e4736L, ch.traceLow());
     // A third key evicts the least recently used (parent).
     Object other = new Object();
-    assertTrue(c.load(other, "0123456789abcdef0123456789abcdef", "2222222222222222", 1));
-    assertFalse(c.select(parent));
-    assertTrue(c.select(child));
-    assertFalse(c.select(null), "null keys never match");
+    assertNotNull(c.load(other, "0123456789abcdef0123456789abcdef", "2222222222222222", 1));
+    assertNull(c.select(parent));
+    assertEquals(0x1111111111111111L, c.select(child).span());
+    assertEquals(0x2222222222222222L, c.select(other).span());
+    assertNull(c.select(null), "null keys never match");
+  }
+
+  @Test
+  void aRejectedLoadKeepsBothEntries() {
+    IdCache c = new IdCache();
+    Object parent = new Object();
+    Object child = new Object();
+    c.load(parent, TRACE, SPAN, 1);
+    c.load(child, TRACE, "1111111111111111", 0);
+    assertNull(c.load(new Object(), TRACE, "111111111111111x", 0));
+    assertEquals(0x00f067aa0ba902b7L, c.select(parent).span());
+    assertEquals(0x1111111111111111L, c.select(child).span());
   }
 
   @Test
   void sameTraceStringReusesTheDecodedTraceId() {
     IdCache c = new IdCache();
     String trace = new String(TRACE.toCharArray());
-    assertTrue(c.load(new Object(), trace, SPAN, 1));
-    assertTrue(c.load(new Object(), trace, "1111111111111111", 1));
-    assertEquals(0x4bf92f3577b34da6L, c.traceHigh());
-    assertEquals(0xa3ce929d0e0e4736L, c.traceLow());
-    assertEquals(0x1111111111111111L, c.span());
+    assertNotNull(c.load(new Object(), trace, SPAN, 1));
+    IdCache.Ids second = c.load(new Object(), trace, "1111111111111111", 1);
+    assertEquals(0x4bf92f3577b34da6L, second.traceHigh());
+    assertEquals(0xa3ce929d0e0e4736L, second.traceLow());
+    assertEquals(0x1111111111111111L, second.span());
+    // From the older entry too, with either decoder.
+    IdCache.Ids third = c.load(new Object(), trace, "2222222222222222", 1, true);
+    assertEquals(0xa3ce929d0e0e4736L, third.traceLow());
+    assertEquals(0x2222222222222222L, third.span());
   }
 }

@@ -1,0 +1,83 @@
+package io.vtctx.internal;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The id decode of a publish alone, without OpenTelemetry or the agent: {@link IdCache#load} of
+ * ids it has not seen, from {@link #rotation} hex id sets in rotation (as ScopeBenchmark's newSpan
+ * and newTrace), to split a publish's cost into decode and the rest.
+ *
+ * <ul>
+ *   <li>newSpanId: a new span-id of a trace already cached (16 digits)
+ *   <li>newTrace: new trace-id and span-id (48 digits)
+ *   <li>baseline: the same rotation and loads of the strings, no decode
+ * </ul>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(3)
+public class DecodeBenchmark {
+  private static final int ROTATION = 1024;
+
+  @Param({"1024"})
+  public int rotation;
+
+  /** true: OpenTelemetry's ids (hex known, decoded 8 digits at a time); false: every char checked. */
+  @Param({"true"})
+  public boolean hexDigits;
+
+  private final String[] traces = new String[ROTATION];
+  private final String[] spans = new String[ROTATION];
+  private final Object[] keys = new Object[ROTATION];
+  private final IdCache ids = new IdCache();
+  private String sharedTrace;
+  private int next;
+
+  @Setup
+  public void setUp() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    sharedTrace = hex(random.nextLong()) + hex(random.nextLong());
+    for (int i = 0; i < ROTATION; i++) {
+      traces[i] = hex(random.nextLong()) + hex(random.nextLong());
+      spans[i] = hex(random.nextLong());
+      keys[i] = new Object();
+    }
+  }
+
+  private static String hex(long v) {
+    return String.format("%016x", v);
+  }
+
+  @Benchmark
+  public long baseline() {
+    int i = next++ & (rotation - 1);
+    return (keys[i] == null ? 1 : 0) + traces[i].length() + spans[i].length();
+  }
+
+  @Benchmark
+  public long newSpanId() {
+    int i = next++ & (rotation - 1);
+    return ids.load(keys[i], sharedTrace, spans[i], 1, hexDigits).span();
+  }
+
+  @Benchmark
+  public long newTrace() {
+    int i = next++ & (rotation - 1);
+    return ids.load(keys[i], traces[i], spans[i], 1, hexDigits).span();
+  }
+}
