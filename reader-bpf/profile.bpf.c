@@ -134,7 +134,9 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
   int err;
 
   if ((__u32)(id >> 32) != target_tgid) return 0;
-  count(VTCTX_PC_SAMPLES);
+  /* No per-sample counter: every sample of the target is counted in `counts`, sent as an event,
+   * or counted as dropped, so user space derives the total (a counter here would cost one more
+   * cold map access per sample). */
   if (floor_only) return 0;
   vtctx_read_context(&vtctx_recipe, &ctx);
   err = mode == VTCTX_PROFILE_EVENTS ? send_event(pe, id, &ctx) : add_count(pe, &ctx);

@@ -44,11 +44,11 @@ struct vtctx_sample_event {
   struct vtctx_context ctx;
 };
 
+/* Rare events only: the samples themselves are counted by their aggregation or event. */
 enum vtctx_profile_counter {
-  VTCTX_PC_SAMPLES = 0,    /* samples of the target */
-  VTCTX_PC_DROPPED = 1,    /* samples lost: ring buffer or aggregation map full */
-  VTCTX_PC_STACK_LOST = 2, /* samples counted without a stack (stack map full or collision) */
-  VTCTX_PC_COUNTERS = 3,
+  VTCTX_PC_DROPPED = 0,    /* samples lost: ring buffer or aggregation map full */
+  VTCTX_PC_STACK_LOST = 1, /* samples counted without a stack (stack map full or collision) */
+  VTCTX_PC_COUNTERS = 2,
 };
 
 #endif /* VTCTX_READER_PROFILE_H_ */

@@ -570,8 +570,9 @@ absl::Status RunProfile(std::span<char* const> args) {
   }
   fflush(stdout);
 
-  const uint64_t taken = SumPerCpu(counters_fd, VTCTX_PC_SAMPLES);  // includes dropped ones
+  // Every sample of the target was delivered (counted, or sent and consumed above) or dropped.
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_PC_DROPPED);
+  const uint64_t taken = delivered + dropped;
   std::string summary =
       absl::StrFormat("vtctx-reader: summary: samples=%d matched=%d dropped=%d (%s, %.1f s)",
                       delivered, taken, dropped, stop_reason, seconds);
