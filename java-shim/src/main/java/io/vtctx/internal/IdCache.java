@@ -47,7 +47,7 @@ public final class IdCache {
   private final Ids first = new Ids();
   private final Ids second = new Ids();
   private Ids recent = first; // the other entry is the older one, replaced by the next load
-  private final byte[] scratch = new byte[16];
+  private final byte[] scratch = new byte[32];
   private int error; // negative once a checked char of this load was not a hex digit
 
   private static final VarHandle LONGS =
@@ -88,21 +88,23 @@ public final class IdCache {
       high = older.high;
       low = older.low;
     } else if (hexDigits) {
-      high = decode16Digits(traceHex, 0);
-      low = decode16Digits(traceHex, 16);
+      traceHex.getBytes(0, 32, scratch, 0);
+      high = digits16(0);
+      low = digits16(16);
     } else {
       high = decode16Checked(traceHex, 0);
       low = decode16Checked(traceHex, 16);
       if (error < 0) return null;
     }
     if (hexDigits) {
-      span = decode16Digits(spanHex, 0);
+      spanHex.getBytes(0, 16, scratch, 0);
+      span = digits16(0);
     } else {
       span = decode16Checked(spanHex, 0);
       if (error < 0) return null;
     }
     older.key = key;
-    older.trace = traceHex;
+    if (older.trace != traceHex) older.trace = traceHex; // often the same: skip the store
     older.high = high;
     older.low = low;
     older.span = span;
@@ -116,11 +118,11 @@ public final class IdCache {
     return load(key, traceHex, spanHex, flags, false);
   }
 
-  // Hex digits are ASCII, so their low bytes (what getBytes copies) are the digits themselves.
-  private long decode16Digits(String s, int offset) {
-    s.getBytes(offset, offset + 16, scratch, 0);
-    long high = HexSwar.decode8Digits((long) LONGS.get(scratch, 0));
-    long low = HexSwar.decode8Digits((long) LONGS.get(scratch, 8));
+  // The 16 hex digits at scratch[offset..]. Hex digits are ASCII, so the low bytes that getBytes
+  // copied are the digits themselves.
+  private long digits16(int offset) {
+    long high = HexSwar.decode8Digits((long) LONGS.get(scratch, offset));
+    long low = HexSwar.decode8Digits((long) LONGS.get(scratch, offset + 8));
     return (high << 32) | low;
   }
 
