@@ -17,7 +17,7 @@ import io.vtctx.internal.ThreadRecord;
  * <p>Like {@link ThreadContext}, everything acts on the calling thread's own record (virtual or
  * platform) and stays with it across parks, remounts and carrier changes. Readers see attributes
  * only together with a valid trace context ({@link ThreadContext#set} or the OpenTelemetry
- * decorator): attribute writes never change whether the record is valid.
+ * storage): attribute writes never change whether the record is valid.
  *
  * <p>Values are stored as UTF-8 (unpaired surrogates as U+FFFD) and cut at a character boundary to
  * what fits: at most 255 bytes, and all entries together within the record ({@code record_size -
@@ -26,7 +26,7 @@ import io.vtctx.internal.ThreadRecord;
  *
  * <p>Without the agent, {@link #registerKey} returns -1 and {@link #set} with -1 (or any index)
  * does nothing and returns -1. Keys registered while the agent is absent are not remembered: with a
- * late attach, register again (or use the OpenTelemetry decorator's configured keys, which it
+ * late attach, register again (or use the OpenTelemetry storage's configured keys, which it
  * registers by itself once the agent is there).
  */
 public final class ThreadAttributes {

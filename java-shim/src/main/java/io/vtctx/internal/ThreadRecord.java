@@ -41,7 +41,7 @@ public final class ThreadRecord {
   private int writtenState = UNKNOWN;
   private static final int CLEARED = -1;
   private static final int UNKNOWN = -2;
-  // What a publisher of attributes (the OpenTelemetry decorator) remembers about the attributes it
+  // What a publisher of attributes (the OpenTelemetry storage) remembers about the attributes it
   // put in this record; dropped by every other attribute write, so it never trusts a stale memory.
   private Object attributeMemo;
 

@@ -24,7 +24,7 @@ final class InstallCheck implements SpanProcessor {
     if (!VtctxContextStorage.isInstalled() && AgentLink.active()) {
       LOG.log(
           Level.WARNING,
-          "vtctx: OpenTelemetry created its context storage before the vtctx decorator was"
+          "vtctx: OpenTelemetry created its context storage before the vtctx storage was"
               + " registered, so spans are not published; call"
               + " io.vtctx.otel.VtctxContextStorage.install() before the first context use");
     }
