@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Without the agent (this JVM has no -agentpath): the API (ids and attributes) and the
- * OpenTelemetry decorator (copying span attributes, as TestOtel configures) do nothing, throw
+ * OpenTelemetry storage (copying span attributes, as TestOtel configures) do nothing, throw
  * nothing, and say so in one log line. This is the only test class of its run that touches the
  * shim's entry points, so the log line it counts is the first use's.
  */
@@ -77,7 +77,7 @@ class AgentAbsentTest {
             } finally {
               inner.end();
             }
-            assertSame(outer, Span.current()); // the decorator still delegates correctly
+            assertSame(outer, Span.current()); // the vtctx storage still keeps the context correctly
           } finally {
             outer.end();
           }

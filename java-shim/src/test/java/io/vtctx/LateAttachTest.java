@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The shim is used (and finds no agent) before the agent is attached to this JVM; once attached,
  * publishing starts without a restart: in threads that existed before the attach, in new threads,
- * through the API and through the OpenTelemetry decorator. Runs in its own JVM without -agentpath,
+ * through the API and through the OpenTelemetry storage. Runs in its own JVM without -agentpath,
  * with io.vtctx.reprobeMillis=20.
  */
 @Tag("late-attach")

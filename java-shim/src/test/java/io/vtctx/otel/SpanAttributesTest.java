@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Span attributes copied into the record by the decorator (http.route and enduser.id, configured
+ * Span attributes copied into the record by the vtctx storage (http.route and enduser.id, configured
  * through autoconfigure in {@link TestOtel}), rule by rule, in what the carrier publishes.
  */
 @Tag("agent")
