@@ -33,7 +33,26 @@ public final class RecordWriter {
   private static final VarHandle VALID_AND_FLAGS =
       MethodHandles.byteBufferViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
 
+  static {
+    loadJdkSignatureClasses();
+  }
+
   private RecordWriter() {}
+
+  /**
+   * Loads (without initializing) the JDK class that the direct-buffer VarHandle accesses name in
+   * their signatures. C2 does not inline a call whose signature names a class that is not loaded
+   * yet, and nothing else may have loaded this one when the publish path is first compiled; the
+   * record stores then stay calls for the life of that compiled code (observed: ~1.5x the cost of
+   * a scope change in one JVM of three).
+   */
+  private static void loadJdkSignatureClasses() {
+    try {
+      Class.forName("jdk.internal.foreign.MemorySessionImpl", false, null);
+    } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+      // Another JDK layout: only the inlining of the stores is at stake.
+    }
+  }
 
   /** True if {@code record} is valid and holds exactly these ids and flags. */
   public static boolean holds(

@@ -29,6 +29,11 @@ final class SpanPublisher {
               TraceState.getDefault())
           .getClass();
 
+  // Resolving the class constant loads AttributeCopier now. C2 does not inline a call whose
+  // signature names a class that is not loaded yet (copierOf's, on every attach), and nothing
+  // else loads it while no attributes are copied.
+  private static final Class<?> COPIER_LOADED = AttributeCopier.class;
+
   private SpanPublisher() {}
 
   /**
