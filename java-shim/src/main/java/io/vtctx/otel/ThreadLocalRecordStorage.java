@@ -59,13 +59,17 @@ final class ThreadLocalRecordStorage extends VtctxContextStorage {
     if (toAttach == before) return Scope.noop();
     state.current = toAttach;
     ThreadRecord record = state.record();
-    if (record == null) return new RecordScope(state, before, toAttach, null, null);
+    if (record == null) return new RecordScope(state, before, toAttach);
     AttributeCopier copier = SpanPublisher.copierOf(record);
-    // What the span current until now had inherited, for the close to restore (attributes only).
-    Span outer = copier != null ? copier.span() : null;
-    String[] outerInherited = copier != null ? copier.inherited() : null;
+    if (copier == null) {
+      publish(record, toAttach, null, null);
+      return new RecordScope(state, before, toAttach);
+    }
+    // What the span current until now had inherited, for the close to restore.
+    Span outer = copier.span();
+    String[] outerInherited = copier.inherited();
     publish(record, toAttach, null, null);
-    return new RecordScope(state, before, toAttach, outer, outerInherited);
+    return new AttributeRestoringScope(state, before, toAttach, outer, outerInherited);
   }
 
   @Override
@@ -79,30 +83,21 @@ final class ThreadLocalRecordStorage extends VtctxContextStorage {
     return "VtctxContextStorage in place of OpenTelemetry's thread-local storage";
   }
 
-  /**
-   * Restores the context from before its attach and republishes it. With span attributes copied,
-   * it also keeps the span that was current when it was opened and what that span had inherited
-   * from its parent, so that closing back to it restores those (on its own thread only).
-   */
-  private static final class RecordScope implements Scope {
+  /** Restores the context from before its attach and republishes it. */
+  private static class RecordScope implements Scope {
     private final ThreadState state;
     private final Context before;
     private final Context attached;
-    private final Span outer;
-    private final String[] outerInherited;
     private boolean closed;
 
-    RecordScope(
-        ThreadState state, Context before, Context attached, Span outer, String[] outerInherited) {
+    RecordScope(ThreadState state, Context before, Context attached) {
       this.state = state;
       this.before = before;
       this.attached = attached;
-      this.outer = outer;
-      this.outerInherited = outerInherited;
     }
 
     @Override
-    public void close() {
+    public final void close() {
       boolean own = state.owner == Thread.currentThread();
       ThreadState s = own ? state : STATE.get(); // the closing thread's, as the default's close
       if (closed || s == null || s.current != attached) {
@@ -114,10 +109,47 @@ final class ThreadLocalRecordStorage extends VtctxContextStorage {
       ThreadRecord record = s.record();
       if (record == null) return;
       if (own) {
-        publish(record, before, outer, outerInherited);
+        publishRestored(record, before, outerSpan(), outerInherited());
       } else {
         publish(record, before, null, null);
       }
+    }
+
+    /** With span attributes copied: the span that was current when this scope was opened. */
+    Span outerSpan() {
+      return null;
+    }
+
+    /** With span attributes copied: what {@link #outerSpan} had inherited from its parent. */
+    String[] outerInherited() {
+      return null;
+    }
+  }
+
+  /**
+   * A scope opened while span attributes are copied: it also keeps the span that was current when
+   * it was opened and what that span had inherited, so that closing back to it restores those (on
+   * its own thread only). A subclass, so that scopes without attributes stay small.
+   */
+  private static final class AttributeRestoringScope extends RecordScope {
+    private final Span outer;
+    private final String[] outerInherited;
+
+    AttributeRestoringScope(
+        ThreadState state, Context before, Context attached, Span outer, String[] outerInherited) {
+      super(state, before, attached);
+      this.outer = outer;
+      this.outerInherited = outerInherited;
+    }
+
+    @Override
+    Span outerSpan() {
+      return outer;
+    }
+
+    @Override
+    String[] outerInherited() {
+      return outerInherited;
     }
   }
 }
