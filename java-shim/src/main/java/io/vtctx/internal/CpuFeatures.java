@@ -1,5 +1,6 @@
 package io.vtctx.internal;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,13 +25,23 @@ final class CpuFeatures {
   static boolean fastBitCompress() {
     String override = System.getProperty(BIT_COMPRESS_PROPERTY);
     if (override != null) return Boolean.parseBoolean(override.strip());
-    String cpuinfo;
-    try {
-      cpuinfo = Files.readString(Path.of("/proc/cpuinfo"), StandardCharsets.ISO_8859_1);
+    return fastBitCompress(System.getProperty("os.arch", ""), firstProcessor());
+  }
+
+  // The first processor's block of /proc/cpuinfo (up to the first blank line), or "" if it cannot
+  // be read. Stopping there spares the kernel formatting the blocks of all other CPUs (it formats
+  // them as the file is read), a cost that grows with the number of CPUs.
+  private static String firstProcessor() {
+    StringBuilder block = new StringBuilder();
+    try (BufferedReader in =
+        Files.newBufferedReader(Path.of("/proc/cpuinfo"), StandardCharsets.ISO_8859_1)) {
+      for (String line = in.readLine(); line != null && !line.isBlank(); line = in.readLine()) {
+        block.append(line).append('\n');
+      }
     } catch (IOException | SecurityException | UnsupportedOperationException e) {
-      return false;
+      return "";
     }
-    return fastBitCompress(System.getProperty("os.arch", ""), cpuinfo);
+    return block.toString();
   }
 
   /** {@link #fastBitCompress()} for this {@code os.arch} and {@code /proc/cpuinfo} text. */
