@@ -96,7 +96,7 @@ final class DecoratingStorage extends VtctxContextStorage {
     public void close() {
       scope.close();
       if (record != null && Thread.currentThread() == owner) {
-        publishRestored(record, delegate.current(), outer, outerInherited);
+        publish(record, delegate.current(), outer, outerInherited);
       } else {
         ThreadRecord r = ThreadRecord.current();
         if (r != null) publish(r, delegate.current(), null, null);

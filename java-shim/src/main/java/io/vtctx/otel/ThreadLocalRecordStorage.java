@@ -109,7 +109,7 @@ final class ThreadLocalRecordStorage extends VtctxContextStorage {
       ThreadRecord record = s.record();
       if (record == null) return;
       if (own) {
-        publishRestored(record, before, outerSpan(), outerInherited());
+        publish(record, before, outerSpan(), outerInherited());
       } else {
         publish(record, before, null, null);
       }

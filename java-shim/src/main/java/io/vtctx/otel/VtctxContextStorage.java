@@ -94,28 +94,14 @@ public abstract sealed class VtctxContextStorage implements ContextStorage
    * Makes {@code record}, the caller's own, hold the span of {@code context}; never lets a
    * publishing failure break the application's context handling. {@code restoreSpan} and {@code
    * restoreInherited}: see {@link AttributeCopier#prepare} (null when a context is attached).
+   *
+   * <p>This is the short path: a span the record already holds, or one whose ids the thread's
+   * cache holds (entering a known child, closing back to the parent). It is kept small so that C2
+   * inlines it into every attach and close; everything else (decoding new ids, copying attributes)
+   * is a call to {@link #publishNew}. With both in one method, C2 compiled it with the decoder
+   * inlined (~7 KB of code), too big to inline anywhere: a call on every scope change.
    */
   static void publish(
-      ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
-    try {
-      if (SpanPublisher.copiesNoAttributes(record)) {
-        SpanPublisher.publishIds(record, SpanPublisher.spanContextOf(context));
-      } else {
-        SpanPublisher.publish(record, context, restoreSpan, restoreInherited);
-      }
-    } catch (RuntimeException | LinkageError e) {
-      publishFailed(e);
-    }
-  }
-
-  /**
-   * {@link #publish} for a scope's close on its own thread. Its own method so that its profile is
-   * the closes' alone: a close usually returns to a span whose ids the thread's cache holds, and
-   * then the JIT compiles only that short path here and can inline it into the close, while the
-   * attaches' decoding of new ids stays in {@link #publish} (one profile for both made the shared
-   * method too big to inline anywhere).
-   */
-  static void publishRestored(
       ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
     try {
       if (SpanPublisher.copiesNoAttributes(record)) {
@@ -131,7 +117,21 @@ public abstract sealed class VtctxContextStorage implements ContextStorage
       publishFailed(e);
       return;
     }
-    publish(record, context, restoreSpan, restoreInherited);
+    publishNew(record, context, restoreSpan, restoreInherited);
+  }
+
+  /** {@link #publish} beyond the short path: new ids to decode, or span attributes to copy. */
+  private static void publishNew(
+      ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
+    try {
+      if (SpanPublisher.copiesNoAttributes(record)) {
+        SpanPublisher.publishIds(record, SpanPublisher.spanContextOf(context));
+      } else {
+        SpanPublisher.publish(record, context, restoreSpan, restoreInherited);
+      }
+    } catch (RuntimeException | LinkageError e) {
+      publishFailed(e);
+    }
   }
 
   static void publishFailed(Throwable e) {
