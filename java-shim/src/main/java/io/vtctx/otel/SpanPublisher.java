@@ -68,19 +68,40 @@ final class SpanPublisher {
 
   /**
    * True while no span attributes are copied into {@code record} (none configured, none left in it
-   * by the copier): {@link #publish} then writes the ids only, which {@link #publishIds} does in
-   * fewer steps.
+   * by the copier): {@link #publish} then writes the ids only, which {@link #publishIds} does in fewer
+   * steps.
    */
   static boolean copiesNoAttributes(ThreadRecord record) {
     return record.attributeMemo() == null && RecordAttributeConfig.keys().size() == 0;
   }
 
   /**
-   * {@link #publish} when {@link #copiesNoAttributes}: makes {@code record}, the caller's own, hold
-   * {@code spanContext} (from {@link #spanContextOf}) unless it already does.
+   * {@link #publish} when {@link #copiesNoAttributes}, for a {@code spanContext} (from {@link
+   * #spanContextOf}) that {@code record}, the caller's own, does not hold: with the ids from the
+   * thread's cache (a known span), else decoded by {@link #publishUncached}.
    */
   static void publishIds(ThreadRecord record, SpanContext spanContext) {
-    if (!record.holds(spanContext)) publishChanged(record, spanContext, null);
+    IdCache.Ids ids = record.ids().select(spanContext); // only valid contexts are cached
+    if (ids != null) {
+      record.publish(ids, spanContext);
+    } else {
+      publishUncached(record, spanContext);
+    }
+  }
+
+  // publishIds for ids the cache does not have: decodes them, or clears the record for a context
+  // without valid (hex) ids.
+  private static void publishUncached(ThreadRecord record, SpanContext spanContext) {
+    if (!spanContext.isValid()) {
+      record.clear(spanContext); // no valid span: valid=0
+      return;
+    }
+    IdCache.Ids ids = load(record.ids(), spanContext);
+    if (ids != null) {
+      record.publish(ids, spanContext);
+    } else {
+      record.clear(spanContext); // not hex: see load
+    }
   }
 
   /** The copier's state to hand to a scope opened now (null if attributes are not copied). */
@@ -97,18 +118,9 @@ final class SpanPublisher {
     }
     IdCache cache = record.ids();
     IdCache.Ids ids = cache.select(spanContext);
+    if (ids == null) ids = load(cache, spanContext);
     if (ids == null) {
-      ids =
-          cache.load(
-              spanContext,
-              spanContext.getTraceId(),
-              spanContext.getSpanId(),
-              spanContext.getTraceFlags().asByte(),
-              spanContext.getClass() == OTEL_SPAN_CONTEXT);
-    }
-    if (ids == null) {
-      // Not hex: a foreign SpanContext implementation. Publish nothing rather than wrong data.
-      clear(record, spanContext, edit);
+      clear(record, spanContext, edit); // not hex: see load
       return;
     }
     if (edit == null) {
@@ -116,6 +128,19 @@ final class SpanPublisher {
     } else {
       record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext, edit);
     }
+  }
+
+  /**
+   * Decodes the ids of a valid {@code spanContext} into {@code cache}; null if they are not hex (a
+   * foreign SpanContext implementation: publish nothing rather than wrong data).
+   */
+  private static IdCache.Ids load(IdCache cache, SpanContext spanContext) {
+    return cache.load(
+        spanContext,
+        spanContext.getTraceId(),
+        spanContext.getSpanId(),
+        spanContext.getTraceFlags().asByte(),
+        spanContext.getClass() == OTEL_SPAN_CONTEXT);
   }
 
   private static void clear(

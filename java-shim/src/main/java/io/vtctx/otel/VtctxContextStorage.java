@@ -4,7 +4,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextStorage;
-import io.vtctx.internal.IdCache;
 import io.vtctx.internal.ThreadRecord;
 import java.lang.System.Logger.Level;
 import java.util.Collection;
@@ -98,7 +97,7 @@ public abstract sealed class VtctxContextStorage implements ContextStorage
    * <p>This is the short path: a span the record already holds, or one whose ids the thread's
    * cache holds (entering a known child, closing back to the parent). It is kept small so that C2
    * inlines it into every attach and close; everything else (decoding new ids, copying attributes)
-   * is a call to {@link #publishNew}. With both in one method, C2 compiled it with the decoder
+   * is a call into {@link SpanPublisher}. With both in one method, C2 compiled it with the decoder
    * inlined (~7 KB of code), too big to inline anywhere: a call on every scope change.
    */
   static void publish(
@@ -106,26 +105,7 @@ public abstract sealed class VtctxContextStorage implements ContextStorage
     try {
       if (SpanPublisher.copiesNoAttributes(record)) {
         SpanContext spanContext = SpanPublisher.spanContextOf(context);
-        if (record.holds(spanContext)) return;
-        IdCache.Ids ids = record.ids().select(spanContext); // only valid contexts are cached
-        if (ids != null) {
-          record.publish(ids, spanContext);
-          return;
-        }
-      }
-    } catch (RuntimeException | LinkageError e) {
-      publishFailed(e);
-      return;
-    }
-    publishNew(record, context, restoreSpan, restoreInherited);
-  }
-
-  /** {@link #publish} beyond the short path: new ids to decode, or span attributes to copy. */
-  private static void publishNew(
-      ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
-    try {
-      if (SpanPublisher.copiesNoAttributes(record)) {
-        SpanPublisher.publishIds(record, SpanPublisher.spanContextOf(context));
+        if (!record.holds(spanContext)) SpanPublisher.publishIds(record, spanContext);
       } else {
         SpanPublisher.publish(record, context, restoreSpan, restoreInherited);
       }
