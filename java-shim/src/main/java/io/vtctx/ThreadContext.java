@@ -65,13 +65,15 @@ public final class ThreadContext {
     Objects.requireNonNull(traceIdHex, "traceIdHex");
     Objects.requireNonNull(spanIdHex, "spanIdHex");
     ThreadRecord r = ThreadRecord.current();
-    IdCache cache = r != null ? r.ids() : new IdCache(); // checks the ids even without the agent
-    IdCache.Ids ids = cache.load(null, traceIdHex, spanIdHex, traceFlags);
+    IdCache.Ids ids = // checks the ids even without the agent
+        r != null
+            ? r.loadIds(null, traceIdHex, spanIdHex, traceFlags, false, null)
+            : new IdCache().load(null, traceIdHex, spanIdHex, traceFlags);
     if (ids == null) {
       throw new IllegalArgumentException(
           "not a W3C trace-id (32 hex digits) and span-id (16): " + traceIdHex + ", " + spanIdHex);
     }
-    if (r != null) r.publish(ids, null);
+    if (r != null) r.publish(ids);
   }
 
   /** Detaches: the thread's record carries no context (valid=0) until the next set. */

@@ -8,24 +8,38 @@ import java.nio.ByteOrder;
  * Per-thread memory of the last two id sets decoded from hex, keyed by the identity of the object
  * they came from (an OpenTelemetry SpanContext). Decoding 48 hex digits is most of the cost of a
  * publish; with this cache a scope that closes back to the enclosing span, or a context change that
- * keeps the span, decodes nothing, and a child span decodes only its span-id (it shares the
- * parent's trace-id string).
+ * keeps the span, decodes nothing, and a child span decodes only its span-id (the caller names the
+ * entry that has the same trace-id: {@code sameTrace} of {@link #load}).
  *
  * <p>Two entries cover the common nesting: entering a span and returning to its parent. Selecting
- * one moves no data (only which entry is recent), and a load overwrites the older one in place:
- * no allocation, and no reference stores except the new key and trace-id. Used only by its thread.
+ * one moves no data and stores no reference (which entry is recent is a boolean), and a load
+ * overwrites the older one in place, storing one reference (the key). Reference stores matter here:
+ * with G1, a reference stored into a long-lived object costs a StoreLoad fence. Used only by its
+ * thread.
  */
 public final class IdCache {
   /** One decoded id set; valid until the next {@link #load} replaces it (the older entry). */
   public static final class Ids {
+    private final int slot;
     private Object key;
-    private String trace;
     private long high;
     private long low;
     private long span;
     private int flags;
 
-    private Ids() {}
+    private Ids(int slot) {
+      this.slot = slot;
+    }
+
+    /** What the ids were loaded under (null: nothing, or no key); see {@link IdCache#select}. */
+    public Object key() {
+      return key;
+    }
+
+    /** 0 or 1: which of its cache's two entries this is. */
+    int slot() {
+      return slot;
+    }
 
     public long traceHigh() {
       return high;
@@ -44,9 +58,9 @@ public final class IdCache {
     }
   }
 
-  private final Ids first = new Ids();
-  private final Ids second = new Ids();
-  private Ids recent = first; // the other entry is the older one, replaced by the next load
+  private final Ids first = new Ids(0);
+  private final Ids second = new Ids(1);
+  private boolean secondRecent; // the other entry is the older one, replaced by the next load
   private final byte[] scratch = new byte[32];
   private int error; // negative once a checked char of this load was not a hex digit
 
@@ -55,38 +69,50 @@ public final class IdCache {
 
   /** The ids loaded under {@code key}, now the most recent entry, or null if unknown. */
   public Ids select(Object key) {
-    Ids r = recent;
+    Ids r = secondRecent ? second : first;
     if (r.key == key) return key != null ? r : null;
-    Ids older = r == first ? second : first;
+    Ids older = secondRecent ? first : second;
     if (older.key != key || key == null) return null;
-    recent = older;
+    secondRecent = !secondRecent;
     return older;
+  }
+
+  /** The entry in {@code slot} (0 or 1). */
+  Ids entry(int slot) {
+    return slot == 0 ? first : second;
+  }
+
+  /** The most recently selected or loaded entry (its key may be null). */
+  public Ids recent() {
+    return secondRecent ? second : first;
+  }
+
+  /** The entry the next {@link #load} overwrites (its key may be null). */
+  public Ids older() {
+    return secondRecent ? first : second;
   }
 
   /**
    * Decodes the ids into the older entry, which becomes the recent one under {@code key}, and
    * returns it; or returns null and caches nothing if they are not hex of the right length (32 and
-   * 16 digits). A null key is never selected again, but its trace-id can still be reused by a later
-   * load.
+   * 16 digits). A null key is never selected again.
    *
    * @param hexDigits promises that both strings consist of hex digits only (OpenTelemetry's own
    *     SpanContext generated or validated them): they are then decoded 8 digits at a time without
    *     checking each digit. Without the promise every char is checked.
+   * @param sameTrace an entry of this cache whose trace-id is {@code traceHex} (the caller knows,
+   *     e.g. from the same String), whose decoded trace-id is taken instead; or null
    */
-  public Ids load(Object key, String traceHex, String spanHex, int flags, boolean hexDigits) {
+  public Ids load(
+      Object key, String traceHex, String spanHex, int flags, boolean hexDigits, Ids sameTrace) {
     if (traceHex.length() != 32 || spanHex.length() != 16) return null;
     error = 0;
-    Ids r = recent;
-    Ids older = r == first ? second : first;
     long high;
     long low;
     long span;
-    if (traceHex == r.trace) { // the same String: spans of one trace share it (immutable)
-      high = r.high;
-      low = r.low;
-    } else if (traceHex == older.trace) {
-      high = older.high;
-      low = older.low;
+    if (sameTrace != null) { // read before the older entry, which may be sameTrace, is replaced
+      high = sameTrace.high;
+      low = sameTrace.low;
     } else if (hexDigits) {
       traceHex.getBytes(0, 32, scratch, 0);
       high = digits16(0);
@@ -103,19 +129,19 @@ public final class IdCache {
       span = decode16Checked(spanHex, 0);
       if (error < 0) return null;
     }
-    older.key = key;
-    if (older.trace != traceHex) older.trace = traceHex; // often the same: skip the store
+    Ids older = older();
+    older.key = key; // the one reference stored per load
     older.high = high;
     older.low = low;
     older.span = span;
     older.flags = flags;
-    recent = older;
+    secondRecent = !secondRecent;
     return older;
   }
 
-  /** Like {@code load(key, traceHex, spanHex, flags, false)}: every char is checked. */
+  /** Like {@code load(key, traceHex, spanHex, flags, false, null)}: every char is checked. */
   public Ids load(Object key, String traceHex, String spanHex, int flags) {
-    return load(key, traceHex, spanHex, flags, false);
+    return load(key, traceHex, spanHex, flags, false, null);
   }
 
   // The 16 hex digits at scratch[offset..]. Hex digits are ASCII, so the low bytes that getBytes

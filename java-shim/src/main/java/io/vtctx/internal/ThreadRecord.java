@@ -26,14 +26,19 @@ public final class ThreadRecord {
 
   private final ByteBuffer view;
   private IdCache ids;
-  // Identity of what a publisher last made the record hold (an OpenTelemetry SpanContext), or
-  // null after any other write. Lets a publisher skip an unchanged source with one compare. Exact
-  // as long as this shim is the record's only writer while the thread lives (the agent writes a
-  // record only before its thread starts and after it ends).
-  private Object source;
+  // What a publisher last made the record hold, so that it can skip an unchanged source (an
+  // OpenTelemetry SpanContext) with one compare: the slot (0, 1) of the id cache entry it came from
+  // (the source is that entry's key), or OTHER (the source is otherSource, null = none). Ints, not a
+  // reference to the source: with G1, storing a reference into this long-lived object costs a
+  // StoreLoad fence, on every span change. Exact as long as this shim is the record's only writer
+  // while the thread lives (the agent writes a record only before its thread starts and after it
+  // ends); a load into the held entry resets it (loadIds).
+  private int held = OTHER;
+  private Object otherSource; // written only when it changes
+  private static final int OTHER = -1;
   // What this object last wrote to the record's ids, flags and valid byte, so that an unchanged
   // publish or clear costs no read of the record: flags (0-255) after valid ids, CLEARED after a
-  // clear, UNKNOWN before the first write. Exact for the same reason as `source`; attribute writes
+  // clear, UNKNOWN before the first write. Exact for the same reason as `held`; attribute writes
   // (Java's AttributeWriter and the agent's setAttribute) keep the ids and valid byte as they are.
   private long writtenHigh;
   private long writtenLow;
@@ -90,8 +95,25 @@ public final class ThreadRecord {
    * exactly them; afterwards {@link #holds(Object) holds(source)} is true.
    */
   public void publish(long traceHigh, long traceLow, long span, int flags, Object source) {
+    write(traceHigh, traceLow, span, flags);
+    holdOther(source);
+  }
+
+  /**
+   * Publishes the ids of {@code entry}, an entry of this thread's {@link #ids()} cache, unless the
+   * record already holds them; afterwards {@link #holds(Object) holds(entry.key())} is true.
+   */
+  public void publish(IdCache.Ids entry) {
+    int slot = entry.slot();
+    if (held == slot) return; // the same entry, so the same source and ids
+    write(entry.traceHigh(), entry.traceLow(), entry.span(), entry.flags());
+    held = slot;
+  }
+
+  // Writes these ids and flags unless the record holds exactly them (all-zero ids clear it).
+  private void write(long traceHigh, long traceLow, long span, int flags) {
     if ((traceHigh | traceLow) == 0 || span == 0) { // W3C: all-zero ids are invalid
-      clear(source);
+      writeClear();
       return;
     }
     flags &= 0xff;
@@ -106,12 +128,11 @@ public final class ThreadRecord {
       RecordWriter.end(view, flags);
       written(traceHigh, traceLow, span, flags);
     }
-    this.source = source;
   }
 
-  /** Like {@link #publish(long, long, long, int, Object)} with the ids of a cache entry. */
-  public void publish(IdCache.Ids ids, Object source) {
-    publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), source);
+  private void holdOther(Object source) {
+    held = OTHER;
+    if (otherSource != source) otherSource = source; // often the same (e.g. the invalid span)
   }
 
   private void written(long traceHigh, long traceLow, long span, int state) {
@@ -132,18 +153,20 @@ public final class ThreadRecord {
    * span's attributes or the reverse. Always writes. All-zero ids clear instead (the edit still
    * applies).
    */
-  public void publish(
-      long traceHigh, long traceLow, long span, int flags, Object source, AttributeEdit edit) {
+  public void publish(IdCache.Ids entry, AttributeEdit edit) {
+    long traceHigh = entry.traceHigh();
+    long traceLow = entry.traceLow();
+    long span = entry.span();
     if ((traceHigh | traceLow) == 0 || span == 0) {
-      clear(source, edit);
+      clear(entry.key(), edit);
       return;
     }
     RecordWriter.begin(view);
     RecordWriter.putIds(view, traceHigh, traceLow, span);
     edit.apply(view);
-    RecordWriter.end(view, flags);
-    written(traceHigh, traceLow, span, flags & 0xff);
-    this.source = source;
+    RecordWriter.end(view, entry.flags());
+    written(traceHigh, traceLow, span, entry.flags() & 0xff);
+    held = entry.slot();
   }
 
   /** Leaves the record without context (valid=0, ids zero) and applies {@code edit}, in one go. */
@@ -152,7 +175,7 @@ public final class ThreadRecord {
     RecordWriter.putIds(view, 0L, 0L, 0L);
     edit.apply(view);
     written(0L, 0L, 0L, CLEARED);
-    this.source = source;
+    holdOther(source);
   }
 
   /** Leaves the record without context (valid=0), unless it already is. */
@@ -162,16 +185,22 @@ public final class ThreadRecord {
 
   /** Like {@link #clear()}, for a source that has no valid context. */
   public void clear(Object source) {
+    writeClear();
+    holdOther(source);
+  }
+
+  private void writeClear() {
     if (writtenState != CLEARED) {
       RecordWriter.clear(view);
       written(0L, 0L, 0L, CLEARED);
     }
-    this.source = source;
   }
 
   /** True if the last publish or clear was for this same (non-null) source object. */
   public boolean holds(Object source) {
-    return source == this.source && source != null;
+    int h = held;
+    Object current = h == OTHER ? otherSource : ids.entry(h).key();
+    return source == current && source != null;
   }
 
   /**
@@ -203,5 +232,21 @@ public final class ThreadRecord {
   public IdCache ids() {
     IdCache c = ids;
     return c != null ? c : (ids = new IdCache());
+  }
+
+  /**
+   * {@link IdCache#load} into this thread's cache: use this, not the cache's own load, whenever
+   * the record may hold an entry of the cache (the load replaces one).
+   */
+  public IdCache.Ids loadIds(
+      Object key,
+      String traceHex,
+      String spanHex,
+      int flags,
+      boolean hexDigits,
+      IdCache.Ids sameTrace) {
+    IdCache c = ids();
+    if (held == c.older().slot()) holdOther(null); // its key and ids are about to change
+    return c.load(key, traceHex, spanHex, flags, hexDigits, sameTrace);
   }
 }

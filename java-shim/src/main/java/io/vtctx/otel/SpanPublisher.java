@@ -83,7 +83,7 @@ final class SpanPublisher {
   static void publishIds(ThreadRecord record, SpanContext spanContext) {
     IdCache.Ids ids = record.ids().select(spanContext); // only valid contexts are cached
     if (ids != null) {
-      record.publish(ids, spanContext);
+      record.publish(ids); // nothing to do if the record holds this entry
     } else {
       publishUncached(record, spanContext);
     }
@@ -96,9 +96,9 @@ final class SpanPublisher {
       record.clear(spanContext); // no valid span: valid=0
       return;
     }
-    IdCache.Ids ids = load(record.ids(), spanContext);
+    IdCache.Ids ids = load(record, spanContext);
     if (ids != null) {
-      record.publish(ids, spanContext);
+      record.publish(ids);
     } else {
       record.clear(spanContext); // not hex: see load
     }
@@ -116,31 +116,45 @@ final class SpanPublisher {
       clear(record, spanContext, edit); // no valid span: valid=0
       return;
     }
-    IdCache cache = record.ids();
-    IdCache.Ids ids = cache.select(spanContext);
-    if (ids == null) ids = load(cache, spanContext);
+    IdCache.Ids ids = record.ids().select(spanContext);
+    if (ids == null) ids = load(record, spanContext);
     if (ids == null) {
       clear(record, spanContext, edit); // not hex: see load
       return;
     }
     if (edit == null) {
-      record.publish(ids, spanContext);
+      record.publish(ids);
     } else {
-      record.publish(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), spanContext, edit);
+      record.publish(ids, edit);
     }
   }
 
   /**
-   * Decodes the ids of a valid {@code spanContext} into {@code cache}; null if they are not hex (a
-   * foreign SpanContext implementation: publish nothing rather than wrong data).
+   * Decodes the ids of a valid {@code spanContext} into the thread's cache; null if they are not
+   * hex (a foreign SpanContext implementation: publish nothing rather than wrong data). A span of
+   * the trace of a cached one has the same trace-id String (an SDK span shares its parent's), so
+   * only its span-id is decoded.
    */
-  private static IdCache.Ids load(IdCache cache, SpanContext spanContext) {
-    return cache.load(
+  private static IdCache.Ids load(ThreadRecord record, SpanContext spanContext) {
+    String traceId = spanContext.getTraceId();
+    IdCache cache = record.ids();
+    IdCache.Ids sameTrace = withTrace(cache.recent(), traceId);
+    if (sameTrace == null) sameTrace = withTrace(cache.older(), traceId);
+    return record.loadIds(
         spanContext,
-        spanContext.getTraceId(),
+        traceId,
         spanContext.getSpanId(),
         spanContext.getTraceFlags().asByte(),
-        spanContext.getClass() == OTEL_SPAN_CONTEXT);
+        spanContext.getClass() == OTEL_SPAN_CONTEXT,
+        sameTrace);
+  }
+
+  // entry if its key is a SpanContext with this very trace-id String (so the same digits), else
+  // null.
+  private static IdCache.Ids withTrace(IdCache.Ids entry, String traceId) {
+    return entry.key() instanceof SpanContext cached && cached.getTraceId() == traceId
+        ? entry
+        : null;
   }
 
   private static void clear(

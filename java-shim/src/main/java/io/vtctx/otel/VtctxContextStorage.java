@@ -1,7 +1,6 @@
 package io.vtctx.otel;
 
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextStorage;
 import io.vtctx.internal.ThreadRecord;
@@ -104,8 +103,7 @@ public abstract sealed class VtctxContextStorage implements ContextStorage
       ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
     try {
       if (SpanPublisher.copiesNoAttributes(record)) {
-        SpanContext spanContext = SpanPublisher.spanContextOf(context);
-        if (!record.holds(spanContext)) SpanPublisher.publishIds(record, spanContext);
+        SpanPublisher.publishIds(record, SpanPublisher.spanContextOf(context));
       } else {
         SpanPublisher.publish(record, context, restoreSpan, restoreInherited);
       }

@@ -19,8 +19,8 @@ class HexSwarTest {
   }
 
   private static void assertSameIds(String trace, String span) {
-    IdCache.Ids checked = new IdCache().load(null, trace, span, 1, false);
-    IdCache.Ids digits = new IdCache().load(null, trace, span, 1, true);
+    IdCache.Ids checked = new IdCache().load(null, trace, span, 1, false, null);
+    IdCache.Ids digits = new IdCache().load(null, trace, span, 1, true, null);
     assertEquals(checked.traceHigh(), digits.traceHigh(), trace);
     assertEquals(checked.traceLow(), digits.traceLow(), trace);
     assertEquals(checked.span(), digits.span(), span);

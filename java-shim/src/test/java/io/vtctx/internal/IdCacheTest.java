@@ -2,7 +2,9 @@ package io.vtctx.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
@@ -88,17 +90,43 @@ class IdCacheTest {
   }
 
   @Test
-  void sameTraceStringReusesTheDecodedTraceId() {
+  void sameTraceEntryGivesTheTraceId() {
     IdCache c = new IdCache();
-    String trace = new String(TRACE.toCharArray());
-    assertNotNull(c.load(new Object(), trace, SPAN, 1));
-    IdCache.Ids second = c.load(new Object(), trace, "1111111111111111", 1);
+    IdCache.Ids first = c.load(new Object(), TRACE, SPAN, 1);
+    assertSame(first, c.recent());
+    // The digits passed are ignored when the caller names an entry with the same trace-id.
+    IdCache.Ids second =
+        c.load(new Object(), "ffffffffffffffffffffffffffffffff", "1111111111111111", 1, true, first);
+    assertSame(second, c.recent());
+    assertSame(first, c.older());
     assertEquals(0x4bf92f3577b34da6L, second.traceHigh());
     assertEquals(0xa3ce929d0e0e4736L, second.traceLow());
     assertEquals(0x1111111111111111L, second.span());
-    // From the older entry too, with either decoder.
-    IdCache.Ids third = c.load(new Object(), trace, "2222222222222222", 1, true);
-    assertEquals(0xa3ce929d0e0e4736L, third.traceLow());
-    assertEquals(0x2222222222222222L, third.span());
+    // From the older entry, the one being replaced, with either decoder.
+    for (boolean hexDigits : new boolean[] {true, false}) {
+      IdCache.Ids third =
+          c.load(new Object(), TRACE, "2222222222222222", 1, hexDigits, c.older());
+      assertEquals(0xa3ce929d0e0e4736L, third.traceLow());
+      assertEquals(0x4bf92f3577b34da6L, third.traceHigh());
+      assertEquals(0x2222222222222222L, third.span());
+    }
+  }
+
+  @Test
+  void selectAndLoadMoveOnlyTheRecentMark() {
+    IdCache c = new IdCache();
+    Object a = new Object();
+    Object b = new Object();
+    IdCache.Ids ea = c.load(a, TRACE, SPAN, 1);
+    IdCache.Ids eb = c.load(b, TRACE, "1111111111111111", 1);
+    assertNotSame(ea, eb);
+    assertSame(eb, c.recent());
+    assertSame(ea, c.select(a));
+    assertSame(ea, c.recent());
+    assertSame(eb, c.older());
+    assertSame(a, ea.key());
+    // The next load replaces the older entry (b's) in place.
+    assertSame(eb, c.load(new Object(), TRACE, "2222222222222222", 0));
+    assertNull(c.select(b));
   }
 }

@@ -57,6 +57,49 @@ class ScopeSemanticsTest {
         ContextStorage.get() instanceof VtctxContextStorage, ContextStorage.get().toString());
   }
 
+  /**
+   * Writes through the plain API between scope changes: the storage's memory of what the record
+   * holds (which cached span, none) must never let it skip a change back to a span.
+   */
+  @Test
+  void directWritesBetweenScopeChangesAreNeverSkipped() throws Exception {
+    ContextKey<String> key = ContextKey.named("other");
+    onVirtualThread(
+        () -> {
+          Span a = tracer.spanBuilder("a").startSpan();
+          try (Scope sa = a.makeCurrent()) {
+            Span b = tracer.spanBuilder("b").startSpan();
+            try (Scope sb = b.makeCurrent()) {
+              assertPublishes(b.getSpanContext());
+            }
+            assertPublishes(a.getSpanContext()); // from the cache: both spans are in it now
+            ThreadContext.setHex("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 1);
+            // The same span again, in another context: must be written again.
+            try (Scope same = Context.current().with(key, "x").makeCurrent()) {
+              assertPublishes(a.getSpanContext());
+            }
+            ThreadContext.set(1L, 2L, 3L, 0);
+            try (Scope same = Context.current().with(key, "y").makeCurrent()) {
+              assertPublishes(a.getSpanContext());
+            }
+            ThreadContext.set(1L, 2L, 3L, 0);
+            try (Scope sb = b.makeCurrent()) { // b is still cached
+              assertPublishes(b.getSpanContext());
+              ThreadContext.clear();
+            }
+            assertPublishes(a.getSpanContext());
+            ThreadContext.setHex("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 1);
+            ThreadContext.setHex("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", 1);
+            // Both cache entries now hold the plain API's ids: a and b are decoded again.
+            try (Scope sb = b.makeCurrent()) {
+              assertPublishes(b.getSpanContext());
+            }
+            assertPublishes(a.getSpanContext());
+          }
+          assertPublishes(null);
+        });
+  }
+
   @Test
   void nestedScopesRestoreTheOuterSpan() throws Exception {
     onVirtualThread(
