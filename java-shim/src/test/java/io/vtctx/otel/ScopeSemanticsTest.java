@@ -57,6 +57,33 @@ class ScopeSemanticsTest {
         ContextStorage.get() instanceof VtctxContextStorage, ContextStorage.get().toString());
   }
 
+  /** Many new spans and traces on one thread: the id cache is replaced by copies meanwhile. */
+  @Test
+  void manyNewSpansAndTracesOnOneThread() throws Exception {
+    onVirtualThread(
+        () -> {
+          Span root = tracer.spanBuilder("root").startSpan();
+          try (Scope sr = root.makeCurrent()) {
+            for (int i = 0; i < 300; i++) {
+              Span span =
+                  i % 3 == 0
+                      ? tracer.spanBuilder("trace").setNoParent().startSpan()
+                      : tracer.spanBuilder("child").startSpan();
+              try (Scope s = span.makeCurrent()) {
+                assertPublishes(span.getSpanContext());
+                if (i % 5 == 0) {
+                  try (Scope again = Context.current().with(span).makeCurrent()) {
+                    assertPublishes(span.getSpanContext());
+                  }
+                }
+              }
+              assertPublishes(root.getSpanContext());
+            }
+          }
+          assertPublishes(null);
+        });
+  }
+
   /**
    * Writes through the plain API between scope changes: the storage's memory of what the record
    * holds (which cached span, none) must never let it skip a change back to a span.
