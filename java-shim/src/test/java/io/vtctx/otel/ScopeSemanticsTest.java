@@ -57,7 +57,7 @@ class ScopeSemanticsTest {
         ContextStorage.get() instanceof VtctxContextStorage, ContextStorage.get().toString());
   }
 
-  /** Many new spans and traces on one thread: the id cache is replaced by copies meanwhile. */
+  /** Many new spans and traces on one thread: each id cache entry is replaced many times. */
   @Test
   void manyNewSpansAndTracesOnOneThread() throws Exception {
     onVirtualThread(
