@@ -45,7 +45,8 @@ public final class Transitions {
         cpuMs[i - warmup] = (c1 - c0) / 1e6;
       }
     }
-    System.out.printf("result workload=%s ops=%d median_ms=%.3f cpu_median_ms=%.3f iterations_ms=%s%n",
+    System.out.printf(
+        "result workload=%s ops=%d median_ms=%.3f cpu_median_ms=%.3f iterations_ms=%s%n",
         workload, ops, median(ms), median(cpuMs), Arrays.toString(ms));
   }
 

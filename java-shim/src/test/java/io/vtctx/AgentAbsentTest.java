@@ -77,7 +77,8 @@ class AgentAbsentTest {
             } finally {
               inner.end();
             }
-            assertSame(outer, Span.current()); // the vtctx storage still keeps the context correctly
+            // the vtctx storage still keeps the context correctly
+            assertSame(outer, Span.current());
           } finally {
             outer.end();
           }

@@ -27,10 +27,10 @@ public final class ThreadRecord {
   private final ByteBuffer view;
   private IdCache ids;
   // What a publisher last made the record hold, so that it can skip an unchanged source (an
-  // OpenTelemetry SpanContext) with one compare: the slot (0, 1) of the id cache entry it came from
-  // (the source is that entry's key), or OTHER (the source is otherSource, null = none). Ints, not a
-  // reference to the source: with G1, storing a reference into this long-lived object costs a
-  // StoreLoad fence, on every span change. Exact as long as this shim is the record's only writer
+  // OpenTelemetry SpanContext) with one compare: the slot (0, 1) of the id cache entry it came
+  // from (the source is that entry's key), or OTHER (the source is otherSource, null = none). Ints,
+  // not a reference to the source: with G1, storing a reference into this long-lived object costs
+  // a StoreLoad fence, on every span change. Exact as long as this shim is the record's only writer
   // while the thread lives (the agent writes a record only before its thread starts and after it
   // ends); a load into the held entry resets it (loadIds).
   private int held = OTHER;

@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Which span attributes the vtctx storage copies into records: {@value #PROPERTY} (environment variable
- * {@value #ENV}), a comma-separated list of attribute names such as {@code http.route,enduser.id}.
- * Empty (the default): nothing is copied and the vtctx storage costs what it did without this feature.
+ * Which span attributes the vtctx storage copies into records: {@value #PROPERTY} (environment
+ * variable {@value #ENV}), a comma-separated list of attribute names such as {@code
+ * http.route,enduser.id}. Empty (the default): nothing is copied and the vtctx storage costs what
+ * it did without this feature.
  *
  * <p>Sources, the last one applied wins: the system property, else the environment variable, read
  * when this class loads; then the SDK autoconfiguration's value of the property (it also sees the

@@ -59,7 +59,7 @@ final class SpanPublisher {
     }
   }
 
-  /** The SpanContext of the span in {@code context}; the invalid one without a span (or context). */
+  /** The SpanContext of the span in {@code context}; the invalid one without a span or context. */
   static SpanContext spanContextOf(Context context) {
     Span span = context != null ? Span.fromContextOrNull(context) : null;
     SpanContext spanContext = span != null ? span.getSpanContext() : null;
@@ -68,8 +68,8 @@ final class SpanPublisher {
 
   /**
    * True while no span attributes are copied into {@code record} (none configured, none left in it
-   * by the copier): {@link #publish} then writes the ids only, which {@link #publishIds} does in fewer
-   * steps.
+   * by the copier): {@link #publish} then writes the ids only, which {@link #publishIds} does in
+   * fewer steps.
    */
   static boolean copiesNoAttributes(ThreadRecord record) {
     return record.attributeMemo() == null && RecordAttributeConfig.keys().size() == 0;

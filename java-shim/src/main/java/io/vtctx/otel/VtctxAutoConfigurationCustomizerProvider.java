@@ -13,10 +13,10 @@ import java.util.Map;
  * <p>It reads {@code otel.vtctx.record.attributes} from the autoconfigured properties (the span
  * attributes copied into records).
  *
- * <p>It also adds a span processor that checks, at the first span start, that the vtctx storage made it
- * into the context storage: if the storage was created before autoconfiguration (some code used the
- * context first), it logs one warning telling to call {@link VtctxContextStorage#install()}
- * earlier, instead of staying silent.
+ * <p>It also adds a span processor that checks, at the first span start, that the vtctx storage
+ * made it into the context storage: if the storage was created before autoconfiguration (some code
+ * used the context first), it logs one warning telling to call {@link
+ * VtctxContextStorage#install()} earlier, instead of staying silent.
  */
 public final class VtctxAutoConfigurationCustomizerProvider
     implements AutoConfigurationCustomizerProvider {

@@ -23,7 +23,8 @@ class IdCacheTest {
 
   @Test
   void acceptsUppercaseAndAllDigits() {
-    IdCache.Ids c = new IdCache().load(null, "0123456789ABCDEFabcdef0123456789", "FEDCBA9876543210", 0);
+    IdCache.Ids c =
+        new IdCache().load(null, "0123456789ABCDEFabcdef0123456789", "FEDCBA9876543210", 0);
     assertEquals(0x0123456789abcdefL, c.traceHigh());
     assertEquals(0xabcdef0123456789L, c.traceLow());
     assertEquals(0xfedcba9876543210L, c.span());
@@ -95,8 +96,8 @@ class IdCacheTest {
     IdCache.Ids first = c.load(new Object(), TRACE, SPAN, 1);
     assertSame(first, c.recent());
     // The digits passed are ignored when the caller names an entry with the same trace-id.
-    IdCache.Ids second =
-        c.load(new Object(), "ffffffffffffffffffffffffffffffff", "1111111111111111", 1, true, first);
+    String otherDigits = "ffffffffffffffffffffffffffffffff";
+    IdCache.Ids second = c.load(new Object(), otherDigits, "1111111111111111", 1, true, first);
     assertSame(second, c.recent());
     assertSame(first, c.older());
     assertEquals(0x4bf92f3577b34da6L, second.traceHigh());

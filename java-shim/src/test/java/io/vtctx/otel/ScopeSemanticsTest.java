@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The vtctx storage's rule, case by case: after every context change the record holds Span.current().
+ * The vtctx storage's rule, case by case: after every context change the record holds
+ * Span.current().
  */
 @Tag("agent")
 class ScopeSemanticsTest {

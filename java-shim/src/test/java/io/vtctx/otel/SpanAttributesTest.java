@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Span attributes copied into the record by the vtctx storage (http.route and enduser.id, configured
- * through autoconfigure in {@link TestOtel}), rule by rule, in what the carrier publishes.
+ * Span attributes copied into the record by the vtctx storage (http.route and enduser.id,
+ * configured through autoconfigure in {@link TestOtel}), rule by rule, in what the carrier
+ * publishes.
  */
 @Tag("agent")
 class SpanAttributesTest {

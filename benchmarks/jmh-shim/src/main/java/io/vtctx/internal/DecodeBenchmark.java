@@ -37,7 +37,7 @@ public class DecodeBenchmark {
   @Param({"1024"})
   public int rotation;
 
-  /** true: OpenTelemetry's ids (hex known, decoded 8 digits at a time); false: every char checked. */
+  /** true: OpenTelemetry's ids (known hex, 8 digits at a time); false: each char checked. */
   @Param({"true"})
   public boolean hexDigits;
 
