@@ -87,16 +87,8 @@ public final class ThreadRecord {
 
   /** Publishes these ids and flags unless the record already holds exactly them. */
   public void publish(long traceHigh, long traceLow, long span, int flags) {
-    publish(traceHigh, traceLow, span, flags, null);
-  }
-
-  /**
-   * Publishes these ids and flags, which come from {@code source}, unless the record already holds
-   * exactly them; afterwards {@link #holds(Object) holds(source)} is true.
-   */
-  public void publish(long traceHigh, long traceLow, long span, int flags, Object source) {
     write(traceHigh, traceLow, span, flags);
-    holdOther(source);
+    holdOther(null); // no source: holds() is false until the next publish from one
   }
 
   /**

@@ -53,9 +53,9 @@ final class SpanPublisher {
             ? null
             : AttributeCopier.of(record, keys);
     if (copier != null && copier.prepare(span, spanContext, restoreSpan, restoreInherited)) {
-      publishChanged(record, spanContext, copier);
+      publishWithAttributes(record, spanContext, copier);
     } else {
-      publishChanged(record, spanContext, null);
+      publishIds(record, spanContext); // no attribute to change
     }
   }
 
@@ -109,23 +109,15 @@ final class SpanPublisher {
     return record.attributeMemo() instanceof AttributeCopier c ? c : null;
   }
 
-  // edit: attribute changes to write in the same rewrite, or null if there are none.
-  private static void publishChanged(
+  // Publishes spanContext and applies edit (attribute changes) in the same rewrite.
+  private static void publishWithAttributes(
       ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
-    if (!spanContext.isValid()) {
-      clear(record, spanContext, edit); // no valid span: valid=0
-      return;
-    }
-    IdCache.Ids ids = record.ids().select(spanContext);
-    if (ids == null) ids = load(record, spanContext);
-    if (ids == null) {
-      clear(record, spanContext, edit); // not hex: see load
-      return;
-    }
-    if (edit == null) {
-      record.publish(ids);
-    } else {
+    IdCache.Ids ids = spanContext.isValid() ? record.ids().select(spanContext) : null;
+    if (ids == null && spanContext.isValid()) ids = load(record, spanContext);
+    if (ids != null) {
       record.publish(ids, edit);
+    } else {
+      record.clear(spanContext, edit); // no valid span, or not hex (see load): valid=0
     }
   }
 
@@ -155,14 +147,5 @@ final class SpanPublisher {
     return entry.key() instanceof SpanContext cached && cached.getTraceId() == traceId
         ? entry
         : null;
-  }
-
-  private static void clear(
-      ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
-    if (edit == null) {
-      record.clear(spanContext);
-    } else {
-      record.clear(spanContext, edit);
-    }
   }
 }
