@@ -3,6 +3,9 @@
 // loaded, the first call throws UnsatisfiedLinkError, which the shim turns into "off".
 #include <jni.h>
 
+#include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "agentState.h"
@@ -55,6 +58,22 @@ JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_recordWindow(JNIEn
   const uint64_t start = static_cast<uint64_t>(record) & ~((uint64_t{1} << kRecordWindowShift) - 1);
   return jni->NewDirectByteBuffer(reinterpret_cast<void*>(start),
                                   (jlong{1} << kRecordWindowShift) + VTCTX_RECORD_MAX_SIZE);
+}
+
+// A direct ByteBuffer over the start of the record pool: its first 2^k bytes, the largest power of
+// two that fits the reservation and 2^30 (a ByteBuffer's capacity is an int); null if the agent
+// is inactive. Records are taken from the pool's start upwards, so it holds every record in use
+// until 2^30 bytes of them are (16M default-size records).
+//
+// Why: the shim writes the ids of every record it covers through one MemorySegment over this
+// buffer, held in a static final field: C2 then folds the segment's bounds and liveness checks
+// into constants and a write is the bare stores (see io.vtctx.internal.PoolSegment). The shim
+// never exposes it and touches only the records of its own threads.
+JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_recordPoolWindow(JNIEnv* jni,
+                                                                               jclass) {
+  if (!Active()) return nullptr;
+  const size_t span = std::bit_floor(std::min(vtctx::g_pool->reserved_bytes(), size_t{1} << 30));
+  return jni->NewDirectByteBuffer(vtctx::g_pool->base(), static_cast<jlong>(span));
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {

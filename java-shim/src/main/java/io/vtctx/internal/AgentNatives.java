@@ -34,6 +34,14 @@ public final class AgentNatives {
    */
   public static native ByteBuffer recordWindow(long record);
 
+  /**
+   * A direct view of the start of the agent's record pool: its first 2^k bytes (k at most 30), in
+   * which records are taken from the start upwards. Null if the agent is inactive. For {@link
+   * PoolSegment} only; never expose it: it spans every thread's record and memory that may not be
+   * mapped.
+   */
+  public static native ByteBuffer recordPoolWindow();
+
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
 

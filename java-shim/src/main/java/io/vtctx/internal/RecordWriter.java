@@ -133,7 +133,7 @@ public final class RecordWriter {
     VALID_AND_FLAGS.setRelease(record, VALID, validAndFlags(flags)); // payload before valid=1
   }
 
-  private static short validAndFlags(int flags) {
+  static short validAndFlags(int flags) {
     return (short) (((flags & 0xff) << 8) | 1);
   }
 }

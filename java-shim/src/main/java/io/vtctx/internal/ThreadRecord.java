@@ -21,10 +21,13 @@ import java.nio.ByteBuffer;
 public final class ThreadRecord {
   private static final ThreadLocal<ThreadRecord> CURRENT = new ThreadLocal<>();
   // Cached for a thread the agent could give no record (its pool is exhausted): publishes nothing.
-  private static final ThreadRecord NONE = new ThreadRecord(null);
+  private static final ThreadRecord NONE = new ThreadRecord(null, -1);
   private static int recordSize; // the agent's, fixed for the process; 0 = not asked yet
 
   private final ByteBuffer view;
+  // Where ids are written: at this offset of the pool segment (PoolSegment), or through the view
+  // if -1. Attributes are always written through the view.
+  private final long poolOffset;
   private IdCache ids;
   // What a publisher last made the record hold, so that it can skip an unchanged source (an
   // OpenTelemetry SpanContext) with one compare: the slot (0, 1) of the id cache entry it came
@@ -50,8 +53,9 @@ public final class ThreadRecord {
   // put in this record; dropped by every other attribute write, so it never trusts a stale memory.
   private Object attributeMemo;
 
-  private ThreadRecord(ByteBuffer view) {
+  private ThreadRecord(ByteBuffer view, long poolOffset) {
     this.view = view;
+    this.poolOffset = poolOffset;
   }
 
   /** The calling thread's record, or null if there is none (agent absent, or no record). */
@@ -64,13 +68,14 @@ public final class ThreadRecord {
 
   private static ThreadRecord bind() {
     // The agent binds a record now if the thread has none yet (e.g. it predates a late attach).
-    ByteBuffer view = RecordViews.viewOf(AgentNatives.currentRecord(), recordSize());
+    long address = AgentNatives.currentRecord();
+    ByteBuffer view = RecordViews.viewOf(address, recordSize());
     if (view == null) view = AgentNatives.currentRecordBuffer(); // the slow, always-valid way
     // Records are 64-byte aligned; the check keeps a wrong address from becoming an exception in
     // the aligned accesses of RecordWriter.
     ThreadRecord r =
         view != null && view.capacity() >= 28 && view.alignmentOffset(0, 8) == 0
-            ? new ThreadRecord(view)
+            ? new ThreadRecord(view, PoolSegment.offsetOf(address))
             : NONE;
     try {
       CURRENT.set(r);
@@ -114,10 +119,15 @@ public final class ThreadRecord {
     if (!sameTrace || writtenSpan != span || writtenState != flags) {
       // Only the words that change are stored: a span change inside a trace, the common one,
       // stores the span-id between valid=0 and valid=1 (three stores instead of five).
-      RecordWriter.begin(view);
-      if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
-      RecordWriter.putSpanId(view, span);
-      RecordWriter.end(view, flags);
+      long at = poolOffset;
+      if (at >= 0) {
+        PoolSegment.write(at, !sameTrace, traceHigh, traceLow, span, flags);
+      } else {
+        RecordWriter.begin(view);
+        if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
+        RecordWriter.putSpanId(view, span);
+        RecordWriter.end(view, flags);
+      }
       written(traceHigh, traceLow, span, flags);
     }
   }
@@ -183,7 +193,12 @@ public final class ThreadRecord {
 
   private void writeClear() {
     if (writtenState != CLEARED) {
-      RecordWriter.clear(view);
+      long at = poolOffset;
+      if (at >= 0) {
+        PoolSegment.clear(at);
+      } else {
+        RecordWriter.clear(view);
+      }
       written(0L, 0L, 0L, CLEARED);
     }
   }
@@ -218,6 +233,11 @@ public final class ThreadRecord {
 
   public void attributeMemo(Object memo) {
     attributeMemo = memo;
+  }
+
+  /** Where ids are written: the record's offset in {@link PoolSegment}, or -1 (its view). */
+  long poolOffset() {
+    return poolOffset;
   }
 
   /** This thread's id cache (created at first use: the plain API does not need it). */
