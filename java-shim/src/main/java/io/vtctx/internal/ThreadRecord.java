@@ -3,14 +3,15 @@ package io.vtctx.internal;
 import java.nio.ByteBuffer;
 
 /**
- * The calling thread's record, as a direct view cached in a {@link ThreadLocal}, plus the thread's
+ * The calling thread's record, as a direct view and its offset in the {@link PoolSegment} (through
+ * which the ids are written where available), cached in a {@link ThreadLocal}, plus the thread's
  * {@link IdCache}.
  *
  * <p>Lifetime: the agent binds one record to each thread (virtual or platform) for the thread's
- * whole life and recycles it after the thread ends. The view is reachable only through this
- * thread's ThreadLocal, so only this thread ever writes through it, and only while it runs: it can
- * never write into a record that has been handed to another thread. (An inheritable thread local
- * would break that; this one is not.) The view is garbage together with its thread.
+ * whole life and recycles it after the thread ends. The view and the offset are reachable only
+ * through this thread's ThreadLocal, so only this thread ever writes through them, and only while
+ * it runs: they can never write into a record that has been handed to another thread. (An
+ * inheritable thread local would break that; this one is not.) Both are garbage with the thread.
  *
  * <p>Cost: the first publish on a thread takes one JNI call (currentRecord: the agent binds a
  * record if the thread has none yet, e.g. after a late attach), a slice of a shared window (see
