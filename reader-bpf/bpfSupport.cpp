@@ -103,7 +103,10 @@ void InstallStopHandlers() {
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: the poll loop must wake up
+  // SA_RESTART: a write(2) to stdout blocked on a full pipe resumes instead of failing with EINTR,
+  // which makes stdio drop its buffer (a cut JSON line). The poll loop still wakes up: epoll_wait
+  // is never restarted after a handler (signal(7)), and it polls with a timeout anyway.
+  sa.sa_flags = SA_RESTART;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }

@@ -29,7 +29,7 @@ void SetLibbpfVerbose(bool verbose);
 // warning when several modules export the symbol with different slots.
 absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid);
 
-// SIGINT / SIGTERM set a flag (no SA_RESTART, so a blocking poll returns EINTR).
+// SIGINT / SIGTERM set a flag (a blocking poll returns EINTR; writes to stdout are restarted).
 void InstallStopHandlers();
 bool StopRequested();
 
