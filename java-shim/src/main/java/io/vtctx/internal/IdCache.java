@@ -61,7 +61,10 @@ public final class IdCache {
   private final Ids first = new Ids(0);
   private final Ids second = new Ids(1);
   private boolean secondRecent; // the other entry is the older one, replaced by the next load
-  private final byte[] scratch = new byte[32];
+  // The digits copied out of the id Strings: trace-id at 0, span-id at SPAN_DIGITS. One array with
+  // fixed places for both, so C2 checks its bounds once and both copies stay straight-line.
+  private final byte[] scratch = new byte[48];
+  private static final int SPAN_DIGITS = 32;
   private int error; // negative once a checked char of this load was not a hex digit
 
   private static final VarHandle LONGS =
@@ -123,8 +126,8 @@ public final class IdCache {
       if (error < 0) return null;
     }
     if (hexDigits) {
-      spanHex.getBytes(0, 16, scratch, 0);
-      span = digits16(0);
+      spanHex.getBytes(0, 16, scratch, SPAN_DIGITS);
+      span = digits16(SPAN_DIGITS);
     } else {
       span = decode16Checked(spanHex, 0);
       if (error < 0) return null;
