@@ -113,6 +113,24 @@ void InstallStopHandlers() {
 
 bool StopRequested() { return g_stop != 0; }
 
+absl::Status ReadEventBatch(ring_buffer* rb, EventBatch& batch) {
+  batch.left_ = EventBatch::kEvents;
+  // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most one
+  // interval, then consume whatever is there (poll consumes only when woken).
+  int n = batch.was_full_ ? 0 : ring_buffer__poll(rb, kPollIntervalMs);
+  if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb);
+  batch.was_full_ = n == EventBatch::kFull;
+  if (n < 0 && n != -EINTR && n != EventBatch::kFull) {
+    return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
+  }
+  return absl::OkStatus();
+}
+
+void DrainEvents(ring_buffer* rb, EventBatch& batch) {
+  batch.left_ = UINT64_MAX;
+  ring_buffer__consume(rb);
+}
+
 uint64_t SumPerCpu(int map_fd, uint32_t key) {
   const int cpus = libbpf_num_possible_cpus();
   if (cpus <= 0) return 0;

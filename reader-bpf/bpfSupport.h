@@ -1,16 +1,20 @@
 // What every BPF subcommand shares: preflight checks with one-line reasons, libbpf logging, the
-// target's slot recipe, stop signals, per-CPU counters and kernel BPF run-time statistics.
+// target's slot recipe, stop signals, bounded ring-buffer reads, per-CPU counters and kernel BPF
+// run-time statistics.
 #ifndef VTCTX_READER_BPF_SUPPORT_H_
 #define VTCTX_READER_BPF_SUPPORT_H_
 
 #include <sys/types.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tlsResolver.h"
+
+struct ring_buffer;  // libbpf
 
 namespace vtctx::reader {
 
@@ -32,6 +36,39 @@ absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid);
 // SIGINT / SIGTERM set a flag (a blocking poll returns EINTR; writes to stdout are restarted).
 void InstallStopHandlers();
 bool StopRequested();
+
+// Bounds each ring-buffer read. libbpf's ring_buffer__poll/consume process every record present
+// and keep going while the BPF side adds more: under a flood of events faster than the reader
+// handles them, one call would never return, and a stop request, --duration or the target's exit
+// would go unseen. A consumer owns one EventBatch and calls Count() in its callback per event.
+class EventBatch {
+ public:
+  // What Count() returns to end a read; libbpf returns it unchanged (the event is consumed).
+  static constexpr int kFull = -ECANCELED;
+  // Events per read: a few milliseconds of printing.
+  static constexpr uint64_t kEvents = 4096;
+
+  // In the ring-buffer callback, once per handled event: 0 to go on, kFull to end the read.
+  int Count() {
+    if (left_ <= 1) return kFull;
+    --left_;
+    return 0;
+  }
+
+ private:
+  friend absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch);
+  friend void DrainEvents(::ring_buffer* rb, EventBatch& batch);
+  uint64_t left_ = 0;
+  bool was_full_ = false;  // the last read ended on kFull: more events are waiting
+};
+
+// One read of at most EventBatch::kEvents events: waits up to kPollIntervalMs for a wakeup first,
+// unless the previous read was full. An error (not EINTR) is returned as InternalError.
+absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch);
+
+// Consumes every event left, without a bound: for the end of a run, after detaching (so bounded by
+// the ring's size).
+void DrainEvents(::ring_buffer* rb, EventBatch& batch);
 
 // Sum over CPUs of entry `key` of a BPF_MAP_TYPE_PERCPU_ARRAY of u64.
 uint64_t SumPerCpu(int map_fd, uint32_t key);

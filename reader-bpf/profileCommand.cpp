@@ -123,6 +123,7 @@ struct EventConsumer {
   uint64_t received = 0;
   std::string line;
   std::map<std::pair<std::string, std::map<uint8_t, std::string>>, uint64_t> aggregated;
+  EventBatch batch;
 
   static int OnEvent(void* self, void* data, size_t size) {
     auto* p = static_cast<EventConsumer*>(self);
@@ -136,7 +137,7 @@ struct EventConsumer {
       const vtctx_profile_key key = KeyOf(*e);
       p->aggregated[{std::string(reinterpret_cast<const char*>(&key), sizeof key),
                      DecodeAttrs(attrs)}]++;
-      return 0;
+      return p->batch.Count();
     }
     const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header, attrs};
     p->line.clear();
@@ -145,7 +146,7 @@ struct EventConsumer {
     AppendContextJson(p->line, ctx, &p->context->names());
     p->line += "}\n";
     fwrite(p->line.data(), 1, p->line.size(), stdout);
-    return 0;
+    return p->batch.Count();
   }
 
   std::vector<Count> Counts() const {
@@ -518,13 +519,7 @@ absl::Status RunProfile(std::span<char* const> args) {
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
   while (!StopRequested()) {
-    // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most
-    // one interval, then consume whatever is there.
-    int n = ring_buffer__poll(rb.get(), kPollIntervalMs);
-    if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb.get());
-    if (n < 0 && n != -EINTR) {
-      return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
-    }
+    if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch); !read.ok()) return read;
     fflush(stdout);
     const double now = NowSeconds();
     if (*duration > 0 && now - start >= *duration) {
@@ -548,7 +543,7 @@ absl::Status RunProfile(std::span<char* const> args) {
     }
   }
   links.clear();  // stop sampling before draining
-  ring_buffer__consume(rb.get());
+  DrainEvents(rb.get(), consumer.batch);
   const double seconds = NowSeconds() - start;
 
   uint64_t delivered = consumer.received;

@@ -104,6 +104,7 @@ struct Consumer {
   TargetContext* context = nullptr;
   uint64_t received = 0;
   std::string line;
+  EventBatch batch;
 
   void Print(const vtctx_syscall_event& e, std::span<const uint8_t> attrs) {
     const ContextView ctx{e.ctx.status, e.ctx.record, e.ctx.header, attrs};
@@ -138,7 +139,7 @@ struct Consumer {
     const size_t attrs = std::min<size_t>(e->ctx.attrs_len, size - sizeof *e);
     consumer->received++;
     consumer->Print(*e, {static_cast<const uint8_t*>(data) + sizeof *e, attrs});
-    return 0;
+    return consumer->batch.Count();
   }
 };
 
@@ -235,13 +236,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
   while (!StopRequested()) {
-    // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most
-    // one interval, then consume whatever is there.
-    int n = ring_buffer__poll(rb.get(), kPollIntervalMs);
-    if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb.get());
-    if (n < 0 && n != -EINTR) {
-      return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
-    }
+    if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch); !read.ok()) return read;
     fflush(stdout);
     const double now = NowSeconds();
     if (*duration > 0 && now - start >= *duration) {
@@ -267,7 +262,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
 
   // Detach first so the counters are final, then drain what is already in the ring buffer.
   syscalls_bpf__detach(skel.get());
-  ring_buffer__consume(rb.get());
+  DrainEvents(rb.get(), consumer.batch);
   fflush(stdout);
   const uint64_t matched = SumPerCpu(counters_fd, VTCTX_SC_MATCHED);
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_SC_DROPPED);

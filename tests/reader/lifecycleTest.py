@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Clean stops of the streaming commands: SIGINT, SIGTERM, --duration and the target exiting all
 end with exit code 0 and one summary line on stderr (after 'vtctx-reader: attached'), for
-`syscalls` and `profile`.
+`syscalls` and `profile`; for `syscalls` SIGTERM and --duration also while the target issues
+more events than the reader can print (the flood goes on after the reader has stopped).
 
   lifecycleTest.py --reader R --writer ctxWriter_dl --tlsdesc-lib libctxfix_tlsdesc.so
 """
@@ -21,6 +22,7 @@ def start_writer(args):
                             stdout=subprocess.PIPE, text=True)
     out = LineReader(proc.stdout)
     pid = json.loads(out.wait_for(lambda l: '"ready"' in l, 30, "writer ready"))["pid"]
+    proc.lines = out
     return proc, pid
 
 
@@ -54,6 +56,44 @@ def stop_with(args, cmd, how):
     print(f"ok: {cmd} stopped by {how}: {summary[0]}")
 
 
+FLOOD_MS = 60000  # far longer than a stop may take
+STOP_UNDER_FLOOD_S = 20
+
+
+def stop_under_flood(args, how):
+    """SIGTERM or --duration must end `syscalls` while events keep coming faster than it prints,
+    not only once they stop: the reader may not stay in the ring buffer's drain loop."""
+    writer, pid = start_writer(args)
+    extra = ["--syscall", "write"] + (["--duration", "1"] if how == "duration" else [])
+    reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid)] + extra)
+    try:
+        reader.wait_attached()
+        writer.stdin.write(f"flood {FLOOD_MS}\n")
+        writer.stdin.flush()
+        writer.lines.wait_for(lambda l: '"flooding"' in l, 30, "the flood to start")
+        if how == "SIGTERM":
+            reader.proc.send_signal(signal.SIGTERM)
+        try:
+            code = reader.proc.wait(timeout=STOP_UNDER_FLOOD_S)
+        except subprocess.TimeoutExpired:
+            fail(f"syscalls under a flood did not stop within {STOP_UNDER_FLOOD_S} s of {how}")
+        check(writer.poll() is None, "the flood ended before the reader stopped: no evidence")
+        reader.stdout_thread.join(30)
+        reader.stderr.thread.join(30)
+    finally:
+        reader.kill()
+        writer.kill()
+        writer.wait()
+    check(code == 0, f"syscalls stopped by {how} under a flood: exit {code}")
+    summary = [l for l in reader.stderr.all if l.startswith("vtctx-reader: summary:")]
+    check(len(summary) == 1, f"syscalls stopped by {how} under a flood: summary lines {summary}")
+    want = "(signal" if how == "SIGTERM" else "(duration"
+    check(want in summary[0], f"under a flood, {summary[0]!r} lacks {want!r}")
+    fields = dict(w.split("=", 1) for w in summary[0].split() if "=" in w)
+    check(int(fields["events"]) > 0, f"no event seen during the flood: {summary[0]!r}")
+    print(f"ok: syscalls stopped by {how} under a flood: {summary[0]}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reader", required=True)
@@ -64,6 +104,8 @@ def main():
     for cmd in ("syscalls", "profile"):
         for how in ("SIGINT", "SIGTERM", "duration", "target exit"):
             stop_with(args, cmd, how)
+    for how in ("SIGTERM", "duration"):
+        stop_under_flood(args, how)
     print("PASS")
 
 
