@@ -61,8 +61,7 @@ public final class IdCache {
   private final Ids first = new Ids(0);
   private final Ids second = new Ids(1);
   private boolean secondRecent; // the other entry is the older one, replaced by the next load
-  // The digits copied out of the id Strings: trace-id at 0, span-id at SPAN_DIGITS. One array with
-  // fixed places for both, so C2 checks its bounds once and both copies stay straight-line.
+  // The digits copied out of the id Strings: trace-id at 0, span-id at SPAN_DIGITS.
   private final byte[] scratch = new byte[48];
   private static final int SPAN_DIGITS = 32;
   private int error; // negative once a checked char of this load was not a hex digit
