@@ -18,12 +18,13 @@ import java.util.concurrent.locks.LockSupport;
  * 1122334455667788). The attribute keys are registered at agent load
  * (attribute_keys=method|route|user) so readers that read the key map once see them.
  *
- * <p>Usage: InteropWorkload THREADS SECONDS [late] [runtime-key] [long]. With "late" it prints "WAITING
- * pid" and waits for the agent to be attached (jcmd JVMTI.agent_load). With "runtime-key", a
- * fourth key, phase, is registered 3 s after READY (a new process-context publication that readers
- * must pick up) and every thread then also sets phase=late. With "long" (agent option
- * record_size=640) route and user are 255-byte values, user in 2-byte UTF-8 characters. Prints "EXPECT i trace span route user" lines, then
- * "READY pid", runs, then "CARRIERS i n" (distinct carriers each thread ran on) and "DONE".
+ * <p>Usage: InteropWorkload THREADS SECONDS [late] [runtime-key] [long]. With "late" it prints
+ * "WAITING pid" and waits for the agent to be attached (jcmd JVMTI.agent_load). With
+ * "runtime-key", a fourth key, phase, is registered 3 s after READY (a new process-context
+ * publication that readers must pick up) and every thread then also sets phase=late. With "long"
+ * (agent option record_size=640) route and user are 255-byte values, user in 2-byte UTF-8
+ * characters. Prints "EXPECT i trace span route user" lines, then "READY pid", runs, then
+ * "CARRIERS i n" (distinct carriers each thread ran on) and "DONE".
  */
 public final class InteropWorkload {
   static volatile long sink;

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-JNIEXPORT jint JNICALL Java_io_vtctx_demo_OsThread_tid(JNIEnv *env, jclass cls) {
+JNIEXPORT jint JNICALL Java_io_vtctx_demo_OsThread_tid(JNIEnv* env, jclass cls) {
   (void)env;
   (void)cls;
   return (jint)gettid();
@@ -15,7 +15,7 @@ JNIEXPORT jint JNICALL Java_io_vtctx_demo_OsThread_tid(JNIEnv *env, jclass cls) 
 
 // CPU time of the calling OS thread. Between two calls with no blocking in between a virtual
 // thread stays on one carrier (there is no preemption), so the difference is that stretch's CPU.
-JNIEXPORT jlong JNICALL Java_io_vtctx_demo_OsThread_cpuNanos(JNIEnv *env, jclass cls) {
+JNIEXPORT jlong JNICALL Java_io_vtctx_demo_OsThread_cpuNanos(JNIEnv* env, jclass cls) {
   (void)env;
   (void)cls;
   struct timespec ts;

@@ -53,7 +53,8 @@ public final class CarrierTlsCheck {
     release.countDown();
     for (Thread t : holders) t.join();
     if (records.size() != n || records.contains(0L)) {
-      System.out.printf("FAIL: %d live virtual threads had %d distinct records%n", n, records.size());
+      System.out.printf(
+          "FAIL: %d live virtual threads had %d distinct records%n", n, records.size());
       failures++;
     }
 
@@ -66,8 +67,9 @@ public final class CarrierTlsCheck {
     long unmounts = field(stats, "unmounts");
     long unpaired = field(stats, "unpaired_mounts") + field(stats, "unpaired_unmounts")
         + field(stats, "ends_without_record");
-    System.out.printf("agent: mounts=%d unmounts=%d unpaired=%d records_live=%d pool_slabs=%d%n", mounts,
-        unmounts, unpaired, field(stats, "records_live"), field(stats, "pool_slabs"));
+    System.out.printf(
+        "agent: mounts=%d unmounts=%d unpaired=%d records_live=%d pool_slabs=%d%n",
+        mounts, unmounts, unpaired, field(stats, "records_live"), field(stats, "pool_slabs"));
     if (mounts == 0 || mounts != unmounts || unpaired != 0) {
       System.out.println("FAIL: agent counters do not balance\n" + stats);
       failures++;

@@ -92,7 +92,8 @@ final class TransitionWorkload {
     mismatches.incrementAndGet();
     synchronized (firstFailures) {
       if (firstFailures.size() < 20) {
-        firstFailures.add("thread " + id + " (" + Thread.currentThread() + ") after " + step + ": " + what);
+        firstFailures.add(
+            "thread " + id + " (" + Thread.currentThread() + ") after " + step + ": " + what);
       }
     }
   }
@@ -132,8 +133,9 @@ final class TransitionWorkload {
 
   /** Prints the summary and returns the process exit code (0 only with zero mismatches). */
   static int report(String name) {
-    System.out.printf("%s: checks=%d mismatches=%d carriers=%d%n", name, checks.get(), mismatches.get(),
-        carriers.size());
+    System.out.printf(
+        "%s: checks=%d mismatches=%d carriers=%d%n",
+        name, checks.get(), mismatches.get(), carriers.size());
     firstFailures.forEach(f -> System.out.println("  " + f));
     if (checks.get() == 0) {
       System.out.println(name + ": FAIL (no checks ran)");

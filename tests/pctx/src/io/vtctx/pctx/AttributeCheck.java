@@ -145,7 +145,8 @@ public final class AttributeCheck {
     check(AgentNatives.registerAttributeKey(null) == -1, "null key accepted");
     check(AgentNatives.registerAttributeKey("") == -1, "empty key accepted");
     check(AgentNatives.registerAttributeKey("k".repeat(256)) == -1, "256-byte key accepted");
-    check(AgentNatives.registerAttributeKey("\u00e9".repeat(128)) == -1, "256 UTF-8 bytes accepted");
+    check(
+        AgentNatives.registerAttributeKey("\u00e9".repeat(128)) == -1, "256 UTF-8 bytes accepted");
     int longest = AgentNatives.registerAttributeKey("k".repeat(255));
     check(longest == 3, "255-byte key refused");
     int unicode = AgentNatives.registerAttributeKey("\u043a\u043b\u044e\u0447\ud83d\ude00");

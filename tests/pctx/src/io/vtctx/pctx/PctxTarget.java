@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class PctxTarget {
   public static void main(String[] args) throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     System.out.println("READY " + ProcessHandle.current().pid());
     System.out.flush();
     for (String line; (line = in.readLine()) != null; ) {

@@ -107,7 +107,8 @@ final class Manifest {
         w.write(
             String.format(
                 "{\"type\":\"marker\",\"id\":%d,\"sender\":%d,\"seq\":%d,"
-                    + "\"trace_id\":\"%016x%016x\",\"span_id\":\"%016x\",\"trace_flags\":\"%02x\",\"phase\":\"%s\"}%n",
+                    + "\"trace_id\":\"%016x%016x\",\"span_id\":\"%016x\","
+                    + "\"trace_flags\":\"%02x\",\"phase\":\"%s\"}%n",
                 m,
                 sender[m],
                 seq[m],
