@@ -26,34 +26,52 @@ def start_writer(args):
     return proc, pid
 
 
-def stop_with(args, cmd, how):
+STOPPED_BY = {"SIGINT": "(signal", "SIGTERM": "(signal", "duration": "(duration",
+              "target exit": "(target exited"}
+
+
+def run_and_stop(args, cmd, extra, how, act, timeout, label):
+    """Runs `cmd` on a fresh writer; once it is attached, act(writer, reader) makes it stop. Checks
+    that it exits 0 within `timeout` s with one summary line naming how it stopped. Returns that
+    line and whether the writer was still running when the reader had exited."""
     writer, pid = start_writer(args)
-    extra = ["--syscall", "write"] if cmd == "syscalls" else []
-    if how == "duration":
-        extra += ["--duration", "0.5"]
     reader = StreamingReader(args.reader, [cmd, "--pid", str(pid)] + extra)
     try:
         reader.wait_attached()
-        if how in ("SIGINT", "SIGTERM"):
-            reader.proc.send_signal(getattr(signal, how))
-        elif how == "target exit":
-            writer.stdin.write("quit\n")
-            writer.stdin.flush()
-            writer.wait(timeout=30)
-        code = reader.proc.wait(timeout=30)
+        act(writer, reader)
+        try:
+            code = reader.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            fail(f"{label}: no stop within {timeout} s")
+        writer_running = writer.poll() is None
         reader.stdout_thread.join(30)
         reader.stderr.thread.join(30)
     finally:
         reader.kill()
         writer.kill()
         writer.wait()
-    check(code == 0, f"{cmd} stopped by {how}: exit {code}")
+    check(code == 0, f"{label}: exit {code}")
     summary = [l for l in reader.stderr.all if l.startswith("vtctx-reader: summary:")]
-    check(len(summary) == 1, f"{cmd} stopped by {how}: summary lines {summary}")
-    want = {"SIGINT": "(signal", "SIGTERM": "(signal", "duration": "(duration",
-            "target exit": "(target exited"}[how]
-    check(want in summary[0], f"{cmd} stopped by {how}: {summary[0]!r} lacks {want!r}")
-    print(f"ok: {cmd} stopped by {how}: {summary[0]}")
+    check(len(summary) == 1, f"{label}: summary lines {summary}")
+    check(STOPPED_BY[how] in summary[0], f"{label}: {summary[0]!r} lacks {STOPPED_BY[how]!r}")
+    print(f"ok: {label}: {summary[0]}")
+    return summary[0], writer_running
+
+
+def stop_with(args, cmd, how):
+    extra = ["--syscall", "write"] if cmd == "syscalls" else []
+    if how == "duration":
+        extra += ["--duration", "0.5"]
+
+    def act(writer, reader):
+        if how in ("SIGINT", "SIGTERM"):
+            reader.proc.send_signal(getattr(signal, how))
+        elif how == "target exit":
+            writer.stdin.write("quit\n")
+            writer.stdin.flush()
+            writer.wait(timeout=30)
+
+    run_and_stop(args, cmd, extra, how, act, 30, f"{cmd} stopped by {how}")
 
 
 FLOOD_MS = 60000  # far longer than a stop may take
@@ -63,35 +81,20 @@ STOP_UNDER_FLOOD_S = 20
 def stop_under_flood(args, how):
     """SIGTERM or --duration must end `syscalls` while events keep coming faster than it prints,
     not only once they stop: the reader may not stay in the ring buffer's drain loop."""
-    writer, pid = start_writer(args)
     extra = ["--syscall", "write"] + (["--duration", "1"] if how == "duration" else [])
-    reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid)] + extra)
-    try:
-        reader.wait_attached()
+
+    def act(writer, reader):
         writer.stdin.write(f"flood {FLOOD_MS}\n")
         writer.stdin.flush()
         writer.lines.wait_for(lambda l: '"flooding"' in l, 30, "the flood to start")
         if how == "SIGTERM":
             reader.proc.send_signal(signal.SIGTERM)
-        try:
-            code = reader.proc.wait(timeout=STOP_UNDER_FLOOD_S)
-        except subprocess.TimeoutExpired:
-            fail(f"syscalls under a flood did not stop within {STOP_UNDER_FLOOD_S} s of {how}")
-        check(writer.poll() is None, "the flood ended before the reader stopped: no evidence")
-        reader.stdout_thread.join(30)
-        reader.stderr.thread.join(30)
-    finally:
-        reader.kill()
-        writer.kill()
-        writer.wait()
-    check(code == 0, f"syscalls stopped by {how} under a flood: exit {code}")
-    summary = [l for l in reader.stderr.all if l.startswith("vtctx-reader: summary:")]
-    check(len(summary) == 1, f"syscalls stopped by {how} under a flood: summary lines {summary}")
-    want = "(signal" if how == "SIGTERM" else "(duration"
-    check(want in summary[0], f"under a flood, {summary[0]!r} lacks {want!r}")
-    fields = dict(w.split("=", 1) for w in summary[0].split() if "=" in w)
-    check(int(fields["events"]) > 0, f"no event seen during the flood: {summary[0]!r}")
-    print(f"ok: syscalls stopped by {how} under a flood: {summary[0]}")
+
+    summary, flooding = run_and_stop(args, "syscalls", extra, how, act, STOP_UNDER_FLOOD_S,
+                                     f"syscalls stopped by {how} under a flood")
+    check(flooding, "the flood ended before the reader stopped: no evidence")
+    fields = dict(w.split("=", 1) for w in summary.split() if "=" in w)
+    check(int(fields["events"]) > 0, f"no event seen during the flood: {summary!r}")
 
 
 def main():
