@@ -19,6 +19,12 @@ bool Active() {
   return vtctx::Agent().status.load(std::memory_order_acquire) == vtctx::AgentStatus::kActive;
 }
 
+// Clears any pending exception (a native never throws into the shim) and returns null.
+jobject NullClearingException(JNIEnv* jni) {
+  jni->ExceptionClear();
+  return nullptr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -74,6 +80,38 @@ JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_recordPoolWindow(J
   if (!Active()) return nullptr;
   const size_t span = std::bit_floor(std::min(vtctx::g_pool->reserved_bytes(), size_t{1} << 30));
   return jni->NewDirectByteBuffer(vtctx::g_pool->base(), static_cast<jlong>(span));
+}
+
+// A read-only VarHandle on java.lang.String's private `value` field (the String's bytes), or null
+// if the agent is inactive or this JDK has no such field (any exception is cleared: nothing is
+// thrown into the caller).
+//
+// Why: the shim decodes a new trace's 48 hex digits straight from its id Strings instead of copying
+// them out first (see io.vtctx.internal.StringBytes). Module encapsulation keeps Java code out of
+// java.lang's private fields; JNI is not bound by it, so the agent takes the JDK's own fully
+// trusted lookup and hands out only this one handle: nothing is opened to the rest of the process.
+JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_stringValueHandle(JNIEnv* jni,
+                                                                                jclass) {
+  if (!Active()) return nullptr;
+  jclass lookup = jni->FindClass("java/lang/invoke/MethodHandles$Lookup");
+  if (lookup == nullptr) return NullClearingException(jni);
+  jfieldID trusted_field =
+      jni->GetStaticFieldID(lookup, "IMPL_LOOKUP", "Ljava/lang/invoke/MethodHandles$Lookup;");
+  if (trusted_field == nullptr) return NullClearingException(jni);
+  jmethodID find_var_handle = jni->GetMethodID(
+      lookup, "findVarHandle",
+      "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/Class;)Ljava/lang/invoke/VarHandle;");
+  if (find_var_handle == nullptr) return NullClearingException(jni);
+  jobject trusted = jni->GetStaticObjectField(lookup, trusted_field);
+  jclass string_class = jni->FindClass("java/lang/String");
+  jclass bytes_class = jni->FindClass("[B");
+  jstring name = jni->NewStringUTF("value");
+  if (trusted == nullptr || string_class == nullptr || bytes_class == nullptr || name == nullptr) {
+    return NullClearingException(jni);
+  }
+  jobject handle = jni->CallObjectMethod(trusted, find_var_handle, string_class, name, bytes_class);
+  // e.g. NoSuchFieldException on a JDK whose String keeps its chars elsewhere
+  return jni->ExceptionCheck() ? NullClearingException(jni) : handle;
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {

@@ -42,6 +42,13 @@ public final class AgentNatives {
    */
   public static native ByteBuffer recordPoolWindow();
 
+  /**
+   * A read handle ({@code java.lang.invoke.VarHandle}, coordinate String, type byte[]) on the
+   * private field {@code java.lang.String.value}, or null if the agent is inactive or this JDK has
+   * no such field. For {@link StringBytes} only; never expose it.
+   */
+  public static native Object stringValueHandle();
+
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
 

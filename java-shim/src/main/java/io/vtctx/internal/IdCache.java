@@ -61,7 +61,8 @@ public final class IdCache {
   private final Ids first = new Ids(0);
   private final Ids second = new Ids(1);
   private boolean secondRecent; // the other entry is the older one, replaced by the next load
-  // The digits copied out of the id Strings: trace-id at 0, span-id at SPAN_DIGITS.
+  // The digits copied out of the id Strings where StringBytes cannot read them in place: trace-id
+  // at 0, span-id at SPAN_DIGITS.
   private final byte[] scratch = new byte[48];
   private static final int SPAN_DIGITS = 32;
   private int error; // negative once a checked char of this load was not a hex digit
@@ -116,17 +117,27 @@ public final class IdCache {
       high = sameTrace.high;
       low = sameTrace.low;
     } else if (hexDigits) {
-      traceHex.getBytes(0, 32, scratch, 0);
-      high = digits16(0);
-      low = digits16(16);
+      byte[] digits = StringBytes.latin1(traceHex); // the String's own bytes: no copy
+      if (digits == null) {
+        traceHex.getBytes(0, 32, scratch, 0);
+        digits = scratch;
+      }
+      high = digits16(digits, 0);
+      low = digits16(digits, 16);
     } else {
       high = decode16Checked(traceHex, 0);
       low = decode16Checked(traceHex, 16);
       if (error < 0) return null;
     }
     if (hexDigits) {
-      spanHex.getBytes(0, 16, scratch, SPAN_DIGITS);
-      span = digits16(SPAN_DIGITS);
+      byte[] digits = StringBytes.latin1(spanHex);
+      int at = 0;
+      if (digits == null) {
+        spanHex.getBytes(0, 16, scratch, SPAN_DIGITS);
+        digits = scratch;
+        at = SPAN_DIGITS;
+      }
+      span = digits16(digits, at);
     } else {
       span = decode16Checked(spanHex, 0);
       if (error < 0) return null;
@@ -146,11 +157,11 @@ public final class IdCache {
     return load(key, traceHex, spanHex, flags, false, null);
   }
 
-  // The 16 hex digits at scratch[offset..]. Hex digits are ASCII, so the low bytes that getBytes
-  // copied are the digits themselves.
-  private long digits16(int offset) {
-    long high = HexSwar.decode8Digits((long) LONGS.get(scratch, offset));
-    long low = HexSwar.decode8Digits((long) LONGS.get(scratch, offset + 8));
+  // The 16 hex digits at digits[offset..]: a String's Latin-1 bytes or the scratch copy (hex digits
+  // are ASCII, so the low bytes that getBytes copies are the digits themselves).
+  private static long digits16(byte[] digits, int offset) {
+    long high = HexSwar.decode8Digits((long) LONGS.get(digits, offset));
+    long low = HexSwar.decode8Digits((long) LONGS.get(digits, offset + 8));
     return (high << 32) | low;
   }
 
