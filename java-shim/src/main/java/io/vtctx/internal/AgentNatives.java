@@ -43,11 +43,11 @@ public final class AgentNatives {
   public static native ByteBuffer recordPoolWindow();
 
   /**
-   * A read handle ({@code java.lang.invoke.VarHandle}, coordinate String, type byte[]) on the
-   * private field {@code java.lang.String.value}, or null if the agent is inactive or this JDK has
-   * no such field. For {@link StringBytes} only; never expose it.
+   * A getter {@code java.lang.invoke.MethodHandle} of type (String)byte[] for the private field
+   * {@code java.lang.String.value}, or null if the agent is inactive or this JDK has no such field.
+   * For {@link StringBytes} only (package-private): the array it returns is the String's own.
    */
-  public static native Object stringValueHandle();
+  static native Object stringValueGetter();
 
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
