@@ -7,6 +7,7 @@
 #include <jvmti.h>
 
 #include <atomic>
+#include <cstdint>
 
 #include "options.h"
 #include "recordPool.h"
@@ -20,6 +21,7 @@ struct AgentState {
   Options options;
   RecordPool* pool = nullptr;
   bool attached_late = false;
+  uint64_t activated_ns = 0;  // CLOCK_MONOTONIC when the load that activated the agent returned
   std::atomic<AgentStatus> status{AgentStatus::kNotLoaded};
   std::atomic<bool> stats_written{false};
 };

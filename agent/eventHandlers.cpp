@@ -1,5 +1,6 @@
 #include "eventHandlers.h"
 
+#include <array>
 #include <cstring>
 
 #include "agentState.h"
@@ -79,6 +80,31 @@ void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
   WriteStatsFileOnce();
 }
 
+// Order matters for a late attach into a running JVM: a record may only be published once the
+// events that unpublish and recycle it are already on.
+struct EventStep {
+  jvmtiEvent event;
+  const char* name;
+  enum Condition { kAlways, kBindAtStart, kStartup } condition;
+  bool Wanted(const Options& options, bool late_attach) const {
+    return condition == kAlways || (condition == kBindAtStart && options.bind == BindAt::kStart) ||
+           (condition == kStartup && !late_attach);
+  }
+};
+
+std::array<EventStep, 8> EventSteps(const MountEventIndexes& indexes) {
+  return {{
+      {JVMTI_EVENT_THREAD_END, "ThreadEnd", EventStep::kAlways},
+      {JVMTI_EVENT_VIRTUAL_THREAD_END, "VirtualThreadEnd", EventStep::kAlways},
+      {static_cast<jvmtiEvent>(indexes.unmount), "VirtualThreadUnmount", EventStep::kAlways},
+      {static_cast<jvmtiEvent>(indexes.mount), "VirtualThreadMount", EventStep::kAlways},
+      {JVMTI_EVENT_VIRTUAL_THREAD_START, "VirtualThreadStart", EventStep::kBindAtStart},
+      {JVMTI_EVENT_THREAD_START, "ThreadStart", EventStep::kAlways},
+      {JVMTI_EVENT_VM_INIT, "VMInit", EventStep::kStartup},
+      {JVMTI_EVENT_VM_DEATH, "VMDeath", EventStep::kAlways},
+  }};
+}
+
 std::string Check(jvmtiError err, const char* what) {
   if (err == JVMTI_ERROR_NONE) return {};
   return std::string(what) + " failed with JVMTI error " + std::to_string(err);
@@ -120,25 +146,8 @@ std::string EnableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes, cons
     return e;
   }
 
-  // Order matters for a late attach into a running JVM: a record may only be published once the
-  // events that unpublish and recycle it are already on.
-  struct Step {
-    jvmtiEvent event;
-    const char* name;
-    bool wanted;
-  };
-  const Step steps[] = {
-      {JVMTI_EVENT_THREAD_END, "ThreadEnd", true},
-      {JVMTI_EVENT_VIRTUAL_THREAD_END, "VirtualThreadEnd", true},
-      {static_cast<jvmtiEvent>(indexes.unmount), "VirtualThreadUnmount", true},
-      {static_cast<jvmtiEvent>(indexes.mount), "VirtualThreadMount", true},
-      {JVMTI_EVENT_VIRTUAL_THREAD_START, "VirtualThreadStart", options.bind == BindAt::kStart},
-      {JVMTI_EVENT_THREAD_START, "ThreadStart", true},
-      {JVMTI_EVENT_VM_INIT, "VMInit", !late_attach},
-      {JVMTI_EVENT_VM_DEATH, "VMDeath", true},
-  };
-  for (const Step& step : steps) {
-    if (!step.wanted) continue;
+  for (const EventStep& step : EventSteps(indexes)) {
+    if (!step.Wanted(options, late_attach)) continue;
     if (auto e =
             Check(jvmti->SetEventNotificationMode(JVMTI_ENABLE, step.event, nullptr), step.name);
         !e.empty()) {
@@ -146,6 +155,17 @@ std::string EnableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes, cons
     }
   }
   return {};
+}
+
+void DisableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes) {
+  // Reverse order: Mount goes off before the Unmount that repoints a carrier.
+  const std::array<EventStep, 8> steps = EventSteps(indexes);
+  for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+    jvmti->SetEventNotificationMode(JVMTI_DISABLE, step->event, nullptr);
+  }
+  jvmti->SetExtensionEventCallback(indexes.mount, nullptr);
+  jvmti->SetExtensionEventCallback(indexes.unmount, nullptr);
+  jvmti->SetEventCallbacks(nullptr, 0);
 }
 
 void* CurrentThreadRecord(jvmtiEnv* jvmti, JNIEnv* jni) {

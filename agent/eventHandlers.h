@@ -27,6 +27,10 @@ struct JvmtiBinding {
 std::string EnableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes, const Options& options,
                          bool late_attach);
 
+// Undoes EnableEvents (however far it got): every event off, every callback cleared. For a load
+// that fails after EnableEvents: HotSpot unloads the library after a failed Agent_OnAttach.
+void DisableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes);
+
 // Binds a record to the calling thread if it has none (first use from Java after a late attach)
 // and returns the calling thread's record (virtual or platform), or null.
 void* CurrentThreadRecord(jvmtiEnv* jvmti, JNIEnv* jni);

@@ -12,8 +12,7 @@ namespace {
 
 std::atomic<LogLevel> g_level{LogLevel::kInfo};
 
-void Emit(LogLevel level, const char* format, va_list args) {
-  if (!LogEnabled(level)) return;
+void Emit(const char* format, va_list args) {
   char line[1024];
   int n = std::snprintf(line, sizeof line, "vtctx: ");
   const int m = std::vsnprintf(line + n, sizeof line - n - 1, format, args);
@@ -32,16 +31,18 @@ bool LogEnabled(LogLevel level) {
   return level != LogLevel::kOff && level <= g_level.load(std::memory_order_relaxed);
 }
 
-#define VTCTX_DEFINE_LOG(name, level)  \
-  void name(const char* format, ...) { \
-    va_list args;                      \
-    va_start(args, format);            \
-    Emit(level, format, args);         \
-    va_end(args);                      \
+#define VTCTX_DEFINE_LOG(name, enabled) \
+  void name(const char* format, ...) {  \
+    if (!(enabled)) return;             \
+    va_list args;                       \
+    va_start(args, format);             \
+    Emit(format, args);                 \
+    va_end(args);                       \
   }
-VTCTX_DEFINE_LOG(LogError, LogLevel::kError)
-VTCTX_DEFINE_LOG(LogInfo, LogLevel::kInfo)
-VTCTX_DEFINE_LOG(LogDebug, LogLevel::kDebug)
+VTCTX_DEFINE_LOG(LogError, LogEnabled(LogLevel::kError))
+VTCTX_DEFINE_LOG(LogInfo, LogEnabled(LogLevel::kInfo))
+VTCTX_DEFINE_LOG(LogDebug, LogEnabled(LogLevel::kDebug))
+VTCTX_DEFINE_LOG(LogAlways, true)
 #undef VTCTX_DEFINE_LOG
 
 }  // namespace vtctx

@@ -13,6 +13,8 @@ bool LogEnabled(LogLevel level);
 void LogError(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void LogInfo(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void LogDebug(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// Whatever the level, even log=off: for the one line that says why a load failed.
+void LogAlways(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace vtctx
 

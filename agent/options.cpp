@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "processContext.h"
@@ -115,6 +116,7 @@ const char* BindName(BindAt bind) {
 
 OptionsParseResult ParseOptions(const char* text) {
   OptionsParseResult result;
+  std::vector<std::string_view> seen_keys;  // a key given twice is an error, never "last wins"
   std::string_view rest = text ? std::string_view(text) : std::string_view();
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
@@ -126,8 +128,12 @@ OptionsParseResult ParseOptions(const char* text) {
     if (eq == std::string_view::npos || eq == 0) {
       error = "malformed option " + Quote(item) +
               " (expected key=value; valid keys: " + kValidKeys + ")";
+    } else if (const std::string_view key = item.substr(0, eq);
+               std::find(seen_keys.begin(), seen_keys.end(), key) != seen_keys.end()) {
+      error = "option " + std::string(key) + " given twice (give each key once)";
     } else {
-      error = Apply(item.substr(0, eq), item.substr(eq + 1), result.options);
+      seen_keys.push_back(key);
+      error = Apply(key, item.substr(eq + 1), result.options);
     }
     if (result.error.empty()) result.error = std::move(error);  // report the first problem
   }

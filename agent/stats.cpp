@@ -1,15 +1,23 @@
 #include "stats.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "agentState.h"
 #include "log.h"
 #include "threadState.h"
 
 namespace vtctx {
+namespace {
+
+int g_stats_fd = -1;  // the stats= file, open from load to the one write at exit
+
+}  // namespace
 
 std::string StatsJson() {
   const CounterTotals t = SumCounters();
@@ -29,6 +37,7 @@ std::string StatsJson() {
   out += std::string("  \"status\": \"") + status + "\",\n";
   out += std::string("  \"loaded\": \"") + (agent.attached_late ? "attach" : "startup") + "\",\n";
   out += std::string("  \"bind\": \"") + BindName(agent.options.bind) + "\",\n";
+  add("activated_monotonic_ns", agent.activated_ns);
   add("mounts", t.mounts);
   add("unmounts", t.unmounts);
   add("unpaired_mounts", t.unpaired_mounts);
@@ -57,17 +66,51 @@ std::string StatsJson() {
   return out;
 }
 
+namespace {
+
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+std::string OpenStatsFile(const std::string& path) {
+  const std::string what = "option stats: cannot use '" + path + "': ";
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return what + FileKind(st.st_mode) + " (give a regular file's path)";
+  }
+  // O_NONBLOCK: should the path become a FIFO meanwhile, opening it must not wait for a reader.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+  if (fd < 0) return what + std::strerror(errno);
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return what + FileKind(st.st_mode) + " (give a regular file's path)";
+  }
+  g_stats_fd = fd;
+  return {};
+}
+
+void CloseStatsFile() {
+  if (g_stats_fd >= 0) close(g_stats_fd);
+  g_stats_fd = -1;
+}
+
 void WriteStatsFileOnce() {
   AgentState& agent = Agent();
-  if (agent.options.stats_path.empty() || agent.stats_written.exchange(true)) return;
+  if (g_stats_fd < 0 || agent.stats_written.exchange(true)) return;
   const std::string json = StatsJson();
-  const int fd =
-      open(agent.options.stats_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || write(fd, json.data(), json.size()) != static_cast<ssize_t>(json.size())) {
-    LogError("cannot write stats file %s; check the stats= path is writable",
-             agent.options.stats_path.c_str());
+  if (ftruncate(g_stats_fd, 0) != 0 ||
+      pwrite(g_stats_fd, json.data(), json.size(), 0) != static_cast<ssize_t>(json.size())) {
+    LogError("cannot write the stats file %s: %s", agent.options.stats_path.c_str(),
+             std::strerror(errno));
   }
-  if (fd >= 0) close(fd);
+  close(g_stats_fd);
+  g_stats_fd = -1;
 }
 
 }  // namespace vtctx

@@ -11,8 +11,16 @@ namespace vtctx {
 // One key per line, e.g. {"records_live": 12, ...}: easy for jq, Python and grep alike.
 std::string StatsJson();
 
-// Writes StatsJson() to the stats option's file, at most once per process. Safe to call from
-// VMDeath and Agent_OnUnload.
+// Opens (creating it, empty) the stats=<path> file at load, so that a path that cannot take the
+// report is refused then, with the reason, and never blocks the JVM's exit: it must be a regular
+// file (not a directory, FIFO or device) that this process can write. Returns "" or one line.
+std::string OpenStatsFile(const std::string& path);
+
+// Closes the file OpenStatsFile opened (a load that fails after opening it).
+void CloseStatsFile();
+
+// Writes StatsJson() into the file OpenStatsFile opened, at most once per process. Safe to call
+// from VMDeath and Agent_OnUnload.
 void WriteStatsFileOnce();
 
 // Events that ran on a thread without agent state (see eventHandlers.cpp).

@@ -1,18 +1,23 @@
 // Entry points: -agentpath at startup (Agent_OnLoad), the attach API / jcmd JVMTI.agent_load
-// (Agent_OnAttach), and unload. Both load paths share StartAgent(); a failure is logged once and,
-// unless onerror=abort, leaves the JVM running with the agent inactive.
+// (Agent_OnAttach), and unload. Both load paths share StartAgent(); a failure is logged once,
+// whatever log= says. At startup it leaves the JVM running with the agent inactive (unless
+// onerror=abort); an attach that fails returns failure to the attacher.
 #include <jni.h>
 #include <jvmti.h>
+#include <time.h>
 
+#include <cstdint>
 #include <new>
 #include <string>
 
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "extensionEvents.h"
+#include "loadedWriters.h"
 #include "log.h"
 #include "otelThreadContext.h"
 #include "processContextInit.h"
+#include "shimLink.h"
 #include "stats.h"
 #include "threadState.h"
 
@@ -41,8 +46,9 @@ std::string JavaVersion(jvmtiEnv* jvmti) {
   return "unknown";
 }
 
-// Returns "" on success, else the reason (one line) the agent cannot run.
-std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
+// The JVMTI environment with virtual-thread support and the mount events, or the reason there is
+// none. No environment is left behind on failure.
+std::string OpenJvmti(JavaVM* vm, jvmtiEnv** out, MountEventIndexes* indexes) {
   jvmtiEnv* jvmti = nullptr;
   if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK) {
     jvmtiEnv* old = nullptr;
@@ -52,53 +58,118 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
     if (old != nullptr) old->DisposeEnvironment();
     return reason;
   }
+  std::string error;
   jvmtiCapabilities potential{};
-  if (jvmti->GetPotentialCapabilities(&potential) != JVMTI_ERROR_NONE ||
-      !potential.can_support_virtual_threads) {
-    jvmti->DisposeEnvironment();
-    return "this JVM (Java " + JavaVersion(jvmti) +
-           ") cannot deliver virtual-thread events (can_support_virtual_threads unavailable)";
-  }
   jvmtiCapabilities wanted{};
   wanted.can_support_virtual_threads = 1;
-  if (jvmtiError err = jvmti->AddCapabilities(&wanted); err != JVMTI_ERROR_NONE) {
-    jvmti->DisposeEnvironment();
-    return "AddCapabilities(can_support_virtual_threads) failed with JVMTI error " +
-           std::to_string(err);
+  if (jvmti->GetPotentialCapabilities(&potential) != JVMTI_ERROR_NONE ||
+      !potential.can_support_virtual_threads) {
+    error = "this JVM (Java " + JavaVersion(jvmti) +
+            ") cannot deliver virtual-thread events (can_support_virtual_threads unavailable)";
+  } else if (jvmtiError err = jvmti->AddCapabilities(&wanted); err != JVMTI_ERROR_NONE) {
+    error = "AddCapabilities(can_support_virtual_threads) failed with JVMTI error " +
+            std::to_string(err);
+  } else {
+    error = LookupMountEvents(jvmti, indexes);
   }
-  MountEventIndexes indexes;
-  if (std::string error = LookupMountEvents(jvmti, &indexes); !error.empty()) {
+  if (!error.empty()) {
     jvmti->DisposeEnvironment();
     return error;
   }
-  if (!InitThreadStates()) return "cannot reserve memory for thread states (mmap failed)";
+  *out = jvmti;
+  return {};
+}
+
+// A late attach: shims that found no agent earlier publish from their threads' next publish on.
+// Returns a few words for the "active" line.
+std::string TellShims(JavaVM* vm, jvmtiEnv* jvmti) {
+  JNIEnv* jni = nullptr;
+  ShimLinkOutcome outcome;
+  if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) != JNI_OK) {
+    outcome.error = "no JNI environment";
+  } else {
+    outcome = TellShimsAgentActive(jvmti, jni);
+  }
+  if (!outcome.error.empty()) {
+    LogError(
+        "cannot tell the running shims (%s): threads that used the shim before the attach "
+        "publish nothing until the JVM restarts",
+        outcome.error.c_str());
+    return ", shims not told";
+  }
+  return ", " + std::to_string(outcome.shims) + (outcome.shims == 1 ? " shim" : " shims") +
+         " running";
+}
+
+// Returns "" once the agent is active, else the reason (one line) it cannot run. Every check that
+// can fail runs before anything is published, and a failure leaves no JVMTI environment, callback
+// or open file behind (HotSpot unloads the library after a failed Agent_OnAttach).
+std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
+  // One writer per process: a second copy would split readers and the shim between two
+  // otel_thread_ctx_v1 variables (and two process contexts).
+  if (const OtherWriter other = FindOtherThreadContextWriter(); !other.path.empty()) {
+    std::string error = "another OTEP 4947 writer is already loaded: " + other.path +
+                        " defines otel_thread_ctx_v1 (one copy of vtctx per process)";
+    // At startup HotSpot keeps this library: its symbol stays visible to readers, so make it lead
+    // to the other writer's slot. (A failed attach unloads the library.)
+    if (!late) {
+      if (std::string share = ShareThreadContextSlot(other); !share.empty()) {
+        error += "; readers that follow this copy's symbol read no context (" + share + ")";
+      }
+    }
+    return error;
+  }
+  jvmtiEnv* jvmti = nullptr;
+  MountEventIndexes indexes;
+  if (std::string error = OpenJvmti(vm, &jvmti, &indexes); !error.empty()) return error;
+  auto fail = [&](std::string error) {
+    CloseStatsFile();
+    jvmti->DisposeEnvironment();
+    return error;
+  };
+  if (!agent.options.stats_path.empty()) {
+    if (std::string error = OpenStatsFile(agent.options.stats_path); !error.empty()) {
+      return fail(std::move(error));
+    }
+  }
+  if (!InitThreadStates()) return fail("cannot reserve memory for thread states (mmap failed)");
   // The pool is created once and never freed (records must stay mapped while any thread runs).
   static RecordPool* pool = new RecordPool(agent.options.record_size);
-  if (!pool->ok()) return "cannot reserve address space for records (mmap failed)";
+  if (!pool->ok()) return fail("cannot reserve address space for records (mmap failed)");
   g_pool = pool;
   g_bind = agent.options.bind;
   agent.jvmti = jvmti;
   agent.attached_late = late;
   // Resolve our TLS descriptor now so external readers see its final value from the start.
   TouchThreadContextSlot();
+  if (std::string error = EnableEvents(jvmti, indexes, agent.options, late); !error.empty()) {
+    // At startup no thread has run Java code yet; after an attach the library is unloaded: either
+    // way no carrier keeps a pointer that an event of ours would have to repoint.
+    DisableEvents(jvmti, indexes);
+    agent.jvmti = nullptr;
+    return fail(std::move(error));
+  }
   // OTEP 4719: tells readers our records' schema and attribute names. Thread context works without
   // it (trace and span ids are readable), so a failure is reported but does not stop the agent.
   ProcessContextOutcome context = PublishProcessContextOnce(jvmti, agent.options);
   if (!context.error.empty()) LogError("process context not published: %s", context.error.c_str());
-  // Handlers and natives may run as soon as events are on: mark active first.
+  // The natives hand out records from here on, only once every event that repoints a carrier is on.
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
-  if (std::string error = EnableEvents(jvmti, indexes, agent.options, late); !error.empty()) {
-    agent.status.store(AgentStatus::kInactive, std::memory_order_release);
-    // Whatever was enabled keeps working correctly on its own (End/Unmount before Mount).
-    return error;
-  }
-  LogInfo("active (%s, Java %s, %zu-byte records, bind=%s, %s%s)", late ? "attached" : "startup",
+  std::string shims;
+  if (late) shims = TellShims(vm, jvmti);
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  agent.activated_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + now.tv_nsec;
+  LogInfo("active (%s, Java %s, %zu-byte records, bind=%s, %s%s%s)", late ? "attached" : "startup",
           JavaVersion(jvmti).c_str(), pool->record_size(), BindName(agent.options.bind),
-          context.error.empty() ? context.summary.c_str() : "no process context",
+          context.error.empty() ? context.summary.c_str() : "no process context", shims.c_str(),
           agent.options.fault == Fault::kStaleCarrier ? ", TEST FAULT stale-carrier" : "");
   return {};
 }
 
+// Startup (-agentpath): a failure leaves the agent inactive and the JVM running, unless
+// onerror=abort. Attach: a failure is the attacher's (jcmd, jattach, the Attach API report it),
+// and HotSpot unloads the library.
 jint StartAgent(JavaVM* vm, const char* options, bool late) {
   AgentState& agent = Agent();
   if (agent.status.load() == AgentStatus::kActive) {
@@ -108,15 +179,17 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   OptionsParseResult parsed = ParseOptions(options);
   agent.options = parsed.options;
   SetLogLevel(agent.options.log);
-  const bool abort_on_error = agent.options.on_error == OnError::kAbort;
   std::string error = parsed.ok() ? Activate(vm, agent, late) : parsed.error;
   if (error.empty()) return JNI_OK;
   agent.status.store(AgentStatus::kInactive);
-  LogError("%s; %s", error.c_str(),
-           abort_on_error
-               ? "aborting (onerror=abort)"
-               : "vtctx is inactive and the JVM continues (onerror=abort to fail instead)");
-  return abort_on_error ? JNI_ERR : JNI_OK;
+  const bool abort_on_error = agent.options.on_error == OnError::kAbort;
+  // Whatever log= says: a load that failed must be seen.
+  LogAlways("%s; %s", error.c_str(),
+            late             ? "the attach fails and vtctx is not loaded"
+            : abort_on_error ? "aborting (onerror=abort)"
+                             : "vtctx is inactive and the JVM continues (onerror=abort to fail "
+                               "instead)");
+  return late || abort_on_error ? JNI_ERR : JNI_OK;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Bad input never crashes the JVM: unknown or malformed options and a too-old JDK give exactly one
-# clear "vtctx:" line and the JVM keeps running; with onerror=abort the JVM refuses to start.
+# Bad input never crashes the JVM: unknown, repeated or malformed options, a stats= path that cannot
+# take the report and a too-old JDK give exactly one clear "vtctx:" line (even with log=off) and the
+# JVM keeps running; with onerror=abort the JVM refuses to start.
 #   env: JAVA AGENT (set by ctest)
 set -uo pipefail
 fails=0
@@ -8,10 +9,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # expect <java> <agent options> <want exit: 0|nonzero> <regex the single vtctx line must match>
+# The JVM must also exit on its own within 60 s (a stats file must never block its exit).
 expect() {
   local java=$1 opts=$2 want=$3 regex=$4 rc lines
-  "$java" "-agentpath:$AGENT${opts:+=$opts}" -version >"$work/out" 2>&1
+  timeout 60 "$java" "-agentpath:$AGENT${opts:+=$opts}" -version >"$work/out" 2>&1
   rc=$?
+  if [[ $rc -eq 124 ]]; then
+    echo "FAIL [$opts] on $java: the JVM did not exit within 60 s"; fails=$((fails + 1)); return
+  fi
   lines=$(grep -c '^vtctx:' "$work/out")
   if [[ $want == 0 && $rc -ne 0 ]] || [[ $want == nonzero && $rc -eq 0 ]]; then
     echo "FAIL [$opts] on $java: exit $rc, wanted $want"; cat "$work/out"; fails=$((fails + 1)); return
@@ -33,6 +38,17 @@ expect "$JAVA" "onerror=sometimes" 0 "option onerror: bad value 'sometimes'"
 expect "$JAVA" "service_name=" 0 "option service_name: bad value ''"
 expect "$JAVA" "attribute_keys=a||b" 0 "option attribute_keys: key '': empty attribute key"
 expect "$JAVA" "" 0 "active \(startup"
+# A load error is printed whatever log= says; a key given twice is refused, not "last wins".
+expect "$JAVA" "log=off,bogus=1" 0 "unknown option 'bogus'.*vtctx is inactive"
+expect "$JAVA" "log=error,bind=use,log=off" 0 "option log given twice"
+# The stats file is checked at load, with the reason; none of these may block the JVM's exit.
+mkdir "$work/dir"
+mkfifo "$work/fifo"
+expect "$JAVA" "stats=$work/dir" 0 "option stats: cannot use '$work/dir': a directory"
+expect "$JAVA" "stats=$work/missing/s.json" 0 "cannot use '$work/missing/s.json': No such file"
+expect "$JAVA" "stats=/dev/full" 0 "option stats: cannot use '/dev/full': a device"
+expect "$JAVA" "stats=$work/fifo" 0 "option stats: cannot use '$work/fifo': a FIFO"
+expect "$JAVA" "stats=$work/dir,onerror=abort" nonzero "a directory.*aborting \(onerror=abort\)"
 
 # A JDK without virtual threads (17): refuse cleanly.
 jdk17=""

@@ -53,6 +53,18 @@ TEST(Options, MalformedItems) {
   }
 }
 
+TEST(Options, KeyGivenTwiceIsRefusedNotLastWins) {
+  for (const char* text :
+       {"log=info,log=off", "bind=use,record_size=128,bind=start", "stats=/tmp/a,stats=/tmp/a"}) {
+    OptionsParseResult r = ParseOptions(text);
+    EXPECT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.error.find("given twice"), std::string::npos) << r.error;
+  }
+  OptionsParseResult r = ParseOptions("log=error,bind=use,log=off");
+  EXPECT_NE(r.error.find("option log given twice"), std::string::npos) << r.error;
+  EXPECT_EQ(r.options.log, LogLevel::kError);  // the first stands
+}
+
 TEST(Options, BadValues) {
   struct Case {
     const char* text;

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# An attach that leaves the agent inactive fails for the attacher (the Attach API throws, jcmd
+# reports it), prints one "vtctx:" line in the target whatever log= says, and leaves nothing behind
+# (HotSpot unloads the library): a later attach with good options works and every check passes.
+#   env: JAVA JCMD AGENT CLASSES PROBE_DIR (set by ctest)
+set -uo pipefail
+work=$(mktemp -d)
+target=""
+cleanup() {
+  [[ -n "$target" ]] && kill "$target" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$JAVA" -XX:+EnableDynamicAgentLoading --enable-native-access=ALL-UNNAMED \
+  "-Djava.library.path=$PROBE_DIR" -cp "$CLASSES" \
+  io.vtctx.test.LateAttachTarget "$AGENT" "$work/go" >"$work/out" 2>&1 &
+target=$!
+for ((i = 0; i < 600; i++)); do  # up to 60 s for the target to get ready
+  grep -q '^READY' "$work/out" && break
+  kill -0 "$target" 2>/dev/null || break
+  sleep 0.1
+done
+grep -q '^READY' "$work/out" || { cat "$work/out"; echo "FAIL: target not ready"; exit 1; }
+
+lines_before=0
+# expect_refused <how: api|jcmd> <options> <regex of the one new vtctx line>
+expect_refused() {
+  local how=$1 opts=$2 regex=$3 rc=0 line
+  if [[ $how == api ]]; then
+    "$JAVA" -cp "$CLASSES" io.vtctx.test.AttachAgent "$target" "$AGENT" "$opts" >"$work/att" 2>&1 ||
+      rc=$?
+    [[ $rc -ne 0 ]] || fail "[$opts] the Attach API reported success"
+  else
+    "$JCMD" "$target" JVMTI.agent_load "$AGENT" "\"$opts\"" >"$work/att" 2>&1 || rc=$?
+    if [[ $rc -eq 0 ]] && ! grep -q 'return code: -1' "$work/att"; then
+      fail "[$opts] jcmd reported success: $(tr '\n' ' ' <"$work/att")"
+    fi
+  fi
+  echo "$how [$opts]: attacher exit $rc: $(tail -n 1 "$work/att")"
+  local lines
+  lines=$(grep -c '^vtctx:' "$work/out")
+  line=$(grep '^vtctx:' "$work/out" | tail -n 1)
+  if [[ $((lines - lines_before)) -ne 1 ]] || ! grep -Eq "$regex" <<<"$line"; then
+    fail "[$opts] wanted one new vtctx line matching /$regex/, got $((lines - lines_before))"
+    grep '^vtctx:' "$work/out"
+  fi
+  lines_before=$lines
+}
+
+expect_refused api "bogus=1" "unknown option 'bogus'.*the attach fails and vtctx is not loaded"
+expect_refused jcmd "log=off,bogus=1" "unknown option 'bogus'.*the attach fails"
+expect_refused api "stats=$work/no-such-dir/stats.json" \
+  "cannot use '$work/no-such-dir/stats.json': No such file or directory.*the attach fails"
+expect_refused jcmd "log=info,log=off" "option log given twice.*the attach fails"
+
+# Nothing of the failed attaches is left: a good attach goes active and the target's checks pass.
+"$JCMD" "$target" JVMTI.agent_load "$AGENT" "\"log=info,stats=$work/stats.json\"" >"$work/att" 2>&1 ||
+  fail "good attach: jcmd failed: $(tr '\n' ' ' <"$work/att")"
+touch "$work/go"
+rc=0
+wait "$target" || rc=$?
+target=""
+cat "$work/out"
+[[ $rc -eq 0 ]] || fail "target checks after the failed attaches: exit $rc"
+grep -q '^vtctx: active (attached' "$work/out" || fail "good attach: agent not active"
+grep -q '"loaded": "attach"' "$work/stats.json" 2>/dev/null || fail "no stats written at exit"
+
+((fails == 0)) && echo PASS || echo "FAIL: $fails check(s)"
+exit $((fails != 0))
