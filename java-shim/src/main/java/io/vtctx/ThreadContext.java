@@ -18,7 +18,7 @@ import java.util.Objects;
  * <p>Every method affects the calling thread only and is cheap: a publish that changes nothing does
  * not write. Ids that W3C calls invalid (all zero) clear instead. Without the agent every method
  * does nothing and throws nothing for valid arguments (one log line at first use); if the agent is
- * attached later, publishing starts within about a second (see {@code io.vtctx.reprobeMillis} in
+ * attached later, publishing starts at each thread's next publish after the attach returns (see
  * docs/shim.md). Arguments are checked the same way with or without the agent.
  *
  * <p>With OpenTelemetry, use {@link io.vtctx.otel.VtctxContextStorage} instead: it publishes the

@@ -12,6 +12,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
 import io.vtctx.testing.Published;
 import io.vtctx.testing.TestOtel;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -24,10 +25,45 @@ import org.junit.jupiter.api.Test;
  * The shim is used (and finds no agent) before the agent is attached to this JVM; once attached,
  * publishing starts without a restart: in threads that existed before the attach, in new threads,
  * through the API and through the OpenTelemetry storage. Runs in its own JVM without -agentpath,
- * with io.vtctx.reprobeMillis=20.
+ * with 2 carriers, both kept busy across the attach by CPU-bound virtual threads: publishing must
+ * still start at once (within 1 s of the attach returning), with no shim thread having to run.
  */
 @Tag("late-attach")
 class LateAttachTest {
+  private static final long START_BOUND_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** A virtual thread that never yields its carrier and publishes new ids on every turn. */
+  private static final class Spinner implements Runnable {
+    private final int id;
+    volatile boolean stop;
+    volatile boolean probeReady; // the carrier probe is initialized (after the attach)
+    volatile long firstPublished; // System.nanoTime() of its first publish the carrier showed
+    volatile String failure;
+
+    Spinner(int id) {
+      this.id = id;
+    }
+
+    @Override
+    public void run() {
+      long turn = 0;
+      while (!stop) {
+        turn++;
+        boolean active = ThreadContext.isAgentActive(); // before the set: it then publishes
+        ThreadContext.set(0x5eed0000L + id, turn, turn, 1);
+        if (firstPublished == 0 && probeReady && active) {
+          ByteBuffer b = ByteBuffer.wrap(Published.now().header()); // big-endian: W3C order
+          if (b.getLong(0) == 0x5eed0000L + id && b.getLong(8) == turn && b.getLong(16) == turn) {
+            firstPublished = System.nanoTime();
+          } else {
+            failure = "spinner " + id + ": the carrier publishes " + Published.now();
+          }
+        }
+        Thread.onSpinWait();
+      }
+    }
+  }
+
   @Test
   void publishingStartsOnceTheAgentIsAttached() throws Exception {
     Tracer tracer = TestOtel.tracer();
@@ -37,12 +73,14 @@ class LateAttachTest {
     ThreadContext.set(1, 2, 3, 1);
     Span early = tracer.spanBuilder("before attach").startSpan();
     CountDownLatch attached = new CountDownLatch(1);
+    CountDownLatch oldReady = new CountDownLatch(1);
     AtomicReference<String> oldThread = new AtomicReference<>("not run");
     Thread old =
         Thread.ofVirtual()
             .start(
                 () -> {
                   try (Scope s = early.makeCurrent()) { // published nowhere: no agent yet
+                    oldReady.countDown();
                     attached.await();
                     long record = ThreadContext.recordAddress();
                     // Still the same context, and no change since the attach: nothing published
@@ -63,6 +101,17 @@ class LateAttachTest {
                   }
                 });
 
+    assertTrue(oldReady.await(30, TimeUnit.SECONDS));
+    // Both carriers busy from here to the end of the check (-Djdk.virtualThreadScheduler.* in
+    // pom.xml): no other virtual thread runs meanwhile.
+    int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", 2);
+    Spinner[] spinners = new Spinner[carriers];
+    Thread[] spinning = new Thread[carriers];
+    for (int i = 0; i < carriers; i++) {
+      spinners[i] = new Spinner(i);
+      spinning[i] = Thread.ofVirtual().name("spinner-" + i).start(spinners[i]);
+    }
+
     String agent = System.getProperty("vtctx.test.agent");
     VirtualMachine vm = VirtualMachine.attach(Long.toString(ProcessHandle.current().pid()));
     try {
@@ -70,12 +119,27 @@ class LateAttachTest {
     } finally {
       vm.detach();
     }
+    long attachReturned = System.nanoTime();
     assertTrue(Published.init(), "agent not loaded after the attach");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!ThreadContext.isAgentActive()) { // re-probed every 20 ms (io.vtctx.reprobeMillis)
-      assertTrue(System.nanoTime() < deadline, "the shim did not pick up the attached agent");
-      LockSupport.parkNanos(1_000_000);
+    for (Spinner spinner : spinners) spinner.probeReady = true;
+    // The carrier probe's own check: wait (bounded) for every spinner's first published context.
+    long deadline = attachReturned + TimeUnit.SECONDS.toNanos(10);
+    for (Spinner spinner : spinners) {
+      while (spinner.firstPublished == 0 && spinner.failure == null) {
+        assertTrue(System.nanoTime() < deadline, "a spinner never published: shim not told");
+        LockSupport.parkNanos(1_000_000);
+      }
     }
+    for (int i = 0; i < carriers; i++) {
+      spinners[i].stop = true;
+      assertTrue(spinning[i].join(Duration.ofSeconds(30)));
+      assertNull(spinners[i].failure);
+      long late = spinners[i].firstPublished - attachReturned;
+      assertTrue(
+          late <= START_BOUND_NANOS,
+          "spinner " + i + " started publishing " + late / 1_000_000 + " ms after the attach");
+    }
+    assertTrue(ThreadContext.isAgentActive());
 
     // The main (platform) thread existed before the attach: gets a record at first use.
     long record = ThreadContext.recordAddress();
