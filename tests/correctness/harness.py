@@ -42,6 +42,7 @@ class ScenarioTotals:
         self.dropped = 0
         self.failures = []
         self.seconds = 0.0
+        self.publish_start_s = []  # per run: first publish through the agent after the attach
 
 
 def run_is_clean(grades):
@@ -81,6 +82,14 @@ def grade_one(totals, files):
         reasons.append(f"the agent had no record for {files.stats['records_unavailable']} threads")
     if not run_is_clean(grades):
         reasons += grades.examples or ["markers not correct"]
+    start = None
+    if totals.scenario.publish_start_bound_s:
+        start = publish_start_seconds(manifest.header, files.stats)
+        bound = totals.scenario.publish_start_bound_s
+        if start is None:
+            reasons.append("no publish found the agent before GO: publishing never started")
+        elif start > bound:
+            reasons.append(f"publishing started {start:.3f} s after the attach (bound {bound} s)")
     records = {s.record for s in manifest.senders}
 
     totals.runs += 1
@@ -94,6 +103,8 @@ def grade_one(totals, files):
     totals.mounts += int(files.stats.get("mounts", 0))
     totals.dropped += max(dropped, 0)
     totals.seconds += files.seconds
+    if start is not None:
+        totals.publish_start_s.append(start)
     if totals.scenario.require_reuse and len(records) >= len(manifest.senders):
         reasons.append(f"{len(manifest.senders)} senders used {len(records)} distinct records: "
                        f"no record reuse, the churn scenario tested nothing")
@@ -108,12 +119,24 @@ def grade_one(totals, files):
     if sum(before.values()):
         line += (f"; before-attach content {fmt(before)}, identity "
                  f"{fmt(grades.counts[('before', 'identity')])}")
+    if start is not None:
+        line += f"; publishing started {start * 1000:.1f} ms after the attach"
     line += (f"; naive {fmt(naive)}; {tids} OS threads, {moved} markers moved off their "
              f"publish's OS thread; {len(records)} records for {len(manifest.senders)} senders; "
              f"{files.stats.get('mounts', '?')} mounts; reader events={summary.get('events')} "
              f"dropped={dropped}; {files.seconds:.1f} s")
     print(line, flush=True)
     return reasons
+
+
+def publish_start_seconds(header, stats):
+    """Seconds from the agent's activation (the end of Agent_OnAttach, in its stats) to the first
+    publish through it, both CLOCK_MONOTONIC; None if no publish found the agent."""
+    first = int(header.get("first_active_ns", -1))
+    activated = int(stats.get("activated_monotonic_ns", 0))
+    if first < 0 or not activated:
+        return None
+    return (first - activated) / 1e9
 
 
 def fmt(counter):
@@ -180,6 +203,8 @@ def main():
     p.add_argument("--agent", required=True)
     p.add_argument("--reader", required=True)
     p.add_argument("--classpath", required=True)
+    p.add_argument("--java21", default="", help="Java 21 runtime's java (java21 scenarios)")
+    p.add_argument("--jcmd21", default="", help="Java 21 runtime's jcmd")
     p.add_argument("--work", required=True, help="directory for per-run files")
     p.add_argument("--quick", action="store_true", help="the CI subset")
     p.add_argument("--fault", default="", help="agent test fault, e.g. stale-carrier")
@@ -190,7 +215,8 @@ def main():
     p.add_argument("--timeout", type=int, default=900, help="per-run budget of the JVM, s")
     args = p.parse_args()
 
-    tools = Tools(args.java, args.jcmd, args.agent, args.reader, args.classpath)
+    tools = Tools(args.java, args.jcmd, args.agent, args.reader, args.classpath, args.java21,
+                  args.jcmd21)
     agent_extra = [f"fault={args.fault}"] if args.fault else []
     print(f"correctness harness: {'quick' if args.quick else 'full'} run"
           f"{', agent fault=' + args.fault if args.fault else ''}; {platform.node()}, "
@@ -235,7 +261,8 @@ def main():
                         "counts": {f"{ph}/{pl}": dict(c) for (ph, pl), c in t.counts.items()},
                         "naive": dict(t.naive), "moved": t.moved, "max_os_threads": t.max_tids,
                         "records": t.distinct_records, "senders": t.senders,
-                        "mounts": t.mounts, "seconds": round(t.seconds, 1)}
+                        "mounts": t.mounts, "seconds": round(t.seconds, 1),
+                        "publish_start_s": [round(x, 4) for x in t.publish_start_s]}
                        for t in all_totals], f, indent=1)
     for reason in failures[:40]:
         print(f"FAILURE: {reason}")

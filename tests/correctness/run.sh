@@ -5,7 +5,7 @@
 # Exit 0 only if every marker is correct on both planes. Needs root (BPF).
 #
 #   tests/correctness/run.sh [--quick] [--fault stale-carrier] [--build DIR] [--prebuilt DIR]
-#                            [--only REGEX] [--runs N] [--keep] [--json FILE]
+#                            [--only REGEX] [--runs N] [--keep] [--json FILE] [--java21 HOME]
 #
 #   --quick      the CI subset (one run of most scenarios, smaller stress and churn)
 #   --fault F    start the agent with the test-only fault=F; the harness must then report
@@ -14,6 +14,8 @@
 #   --prebuilt D the marker program was already built into D by buildJava.sh (ctest does this)
 #   --only RE    only the scenarios whose name matches RE;  --runs N  at most N runs of each
 #   --keep       keep the reader's event files of passing runs too;  --json F  totals as JSON
+#   --java21 H   the Java 21 runtime for the *-java21 scenarios (default /opt/vtctx/jre21, which
+#                scripts/install-deps.sh installs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,6 +23,7 @@ root=$(cd "$here/../.." && pwd)
 quick=() fault=() only=() runs=() keep=() json=()
 build=$root/build
 prebuilt=""
+java21=/opt/vtctx/jre21
 while (($#)); do
   case $1 in
     --quick) quick=(--quick) ;;
@@ -31,6 +34,7 @@ while (($#)); do
     --runs) runs=(--runs "$2"); shift ;;
     --keep) keep=(--keep) ;;
     --json) json=(--json "$2"); shift ;;
+    --java21) java21=$2; shift ;;
     *) echo "run.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
   esac
   shift
@@ -46,7 +50,8 @@ fi
 source "$root/scripts/lib/jdk.sh"
 jdk=$(vtctx_find_jdk) || { echo "run.sh: no JDK >= 21 found (JAVA_HOME, /usr/lib/jvm)" >&2; exit 1; }
 major=$(vtctx_jdk_major "$jdk")
-((major >= 22)) || { echo "run.sh: $jdk is JDK $major; the marker program needs >= 22 (FFM)" >&2; exit 1; }
+((major >= 22)) || { echo "run.sh: $jdk is JDK $major; the marker program is built with >= 22" >&2; exit 1; }
+[[ -x $java21/bin/java ]] || { echo "run.sh: no Java 21 runtime at $java21 (scripts/install-deps.sh)" >&2; exit 1; }
 agent=$build/agent/libvtctx.so
 reader=$build/reader-bpf/vtctx-reader
 for f in "$agent" "$reader"; do
@@ -63,5 +68,6 @@ fi
 mode=${quick:+quick}
 work=$build/tests/correctness/work-${mode:-full}${fault:+-fault}
 exec /usr/bin/python3 "$here/harness.py" --java "$jdk/bin/java" --jcmd "$jdk/bin/jcmd" \
+  --java21 "$java21/bin/java" --jcmd21 "$java21/bin/jcmd" \
   --agent "$agent" --reader "$reader" --classpath "$(cat "$java_out/classpath")" --work "$work" \
   "${quick[@]}" "${fault[@]}" "${only[@]}" "${runs[@]}" "${keep[@]}" "${json[@]}"

@@ -16,6 +16,16 @@ class Scenario:
     agent_options: list = field(default_factory=list)
     jvm_flags: list = field(default_factory=list)
     late_attach: bool = False
+    # The marker program's scenario= when not the default (late attach: "late-attach").
+    program: str = ""
+    # Run on the Java 21 runtime (--java21) instead of the build's JDK.
+    java21: bool = False
+    # Late attach: the earliest publish through the agent (first_active_ns in the manifest's
+    # header) must come at most this many seconds after the agent's activation (its stats).
+    publish_start_bound_s: float = 0.0
+    # A second copy of the agent (another path) given as a second -agentpath ("startup") or
+    # attached after READY ("attach"): it must refuse, naming the first, which keeps working.
+    second_copy: str = ""
     ringbuf_mb: int = 16
     # Guards against a scenario that silently stops testing what it claims:
     require_moved: bool = False  # some marker must run on another OS thread than its publish
@@ -28,8 +38,9 @@ class Scenario:
         if quick:
             merged.update(self.quick_args)
         args = [f"{k}={v}" for k, v in merged.items()]
-        if self.late_attach:
-            args.insert(0, "scenario=late-attach")
+        program = self.program or ("late-attach" if self.late_attach else "")
+        if program:
+            args.insert(0, f"scenario={program}")
         return args
 
 
@@ -99,4 +110,32 @@ SCENARIOS = [
              "made a context current before the attach; 64 new virtual threads after it",
              dict(parked=32, platform=4, fresh=64, before=2, after=8),
              runs=6, quick_runs=1, late_attach=True),
+    Scenario("two-copies-startup", 16,
+             "paper shape, leaky; a second copy of the agent given as a second -agentpath "
+             "refuses: the first copy publishes",
+             _paper("concurrent", "leaky", "mixed"), runs=2, quick_runs=1,
+             distinct_records=True, second_copy="startup"),
+    Scenario("two-copies-attach", 17,
+             "paper shape, leaky; a second copy of the agent attached on top of the startup one "
+             "refuses and the attach fails: the first copy publishes",
+             _paper("concurrent", "leaky", "mixed"), runs=2, quick_runs=1,
+             distinct_records=True, second_copy="attach"),
+    Scenario("late-attach-saturated", 14,
+             "JVM started without the agent; 2 CPU-bound virtual threads that never yield fill both "
+             "carriers and publish across the attach; publishing must start within 1 s of it",
+             dict(load="spin", busy=2, after=400), runs=4, quick_runs=1,
+             quick_args=dict(after=200), late_attach=True, program="late-attach-load",
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
+                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
+             publish_start_bound_s=1.0),
+    Scenario("late-attach-pinned-java21", 15,
+             "Java 21, JVM started without the agent; 400 virtual threads pinned in Object.wait "
+             "inside synchronized on 2 carriers, publishing across the attach; publishing must "
+             "start within 1 s of it",
+             dict(load="pinned", busy=400, after=5), runs=4, quick_runs=1,
+             quick_args=dict(busy=200), late_attach=True, program="late-attach-load",
+             java21=True,
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
+                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
+             publish_start_bound_s=1.0),
 ]

@@ -11,6 +11,7 @@ protocol between them (READY / GO / DONE / QUIT, see Main.java), and nothing sle
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -26,6 +27,8 @@ class Tools:
     agent: str
     reader: str
     classpath: str
+    java21: str = ""  # the Java 21 runtime's java, for scenarios that ask for it
+    jcmd21: str = ""
 
 
 @dataclass
@@ -53,6 +56,16 @@ def _parse_summary(lines):
     return fields
 
 
+def _check_refusal(stderr_path, first):
+    """The second copy said, in one line, that the first copy (named) is already loaded."""
+    with open(stderr_path) as f:
+        refusals = [l for l in f if l.startswith("vtctx: another OTEP 4947 writer is already "
+                                                 f"loaded: {first} defines otel_thread_ctx_v1")]
+    if len(refusals) != 1:
+        raise HarnessError(f"expected one refusal by the second agent copy naming {first}, got "
+                           f"{len(refusals)} (see {stderr_path})")
+
+
 def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout):
     """Runs run `run_no` of scenario with the marker program's java_args in work_dir; returns
     RunFiles. Raises HarnessError."""
@@ -61,11 +74,21 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
                      events=os.path.join(work_dir, "events.jsonl"))
     stats_path = os.path.join(work_dir, "agent-stats.json")
     options = _agent_options(stats_path, scenario.agent_options + agent_extra)
-    cmd = [tools.java, "--enable-native-access=ALL-UNNAMED"] + scenario.jvm_flags
-    if scenario.late_attach:
-        cmd += ["-XX:+EnableDynamicAgentLoading", "-Dio.vtctx.reprobeMillis=20"]
-    else:
+    java, jcmd = (tools.java21, tools.jcmd21) if scenario.java21 else (tools.java, tools.jcmd)
+    if not java:
+        raise HarnessError("this scenario runs on Java 21: give the harness --java21")
+    cmd = [java, "--enable-native-access=ALL-UNNAMED"] + scenario.jvm_flags
+    copy = ""
+    if scenario.second_copy:
+        copy = os.path.join(work_dir, "copy", "libvtctx.so")
+        os.makedirs(os.path.dirname(copy), exist_ok=True)
+        shutil.copyfile(tools.agent, copy)
+    if scenario.late_attach or scenario.second_copy == "attach":
+        cmd.append("-XX:+EnableDynamicAgentLoading")
+    if not scenario.late_attach:
         cmd.append(f"-agentpath:{tools.agent}={options}")
+    if scenario.second_copy == "startup":
+        cmd.append(f"-agentpath:{copy}=log=error")
     cmd += ["-cp", tools.classpath, "io.vtctx.correctness.Main",
             f"manifest={files.manifest}", f"code={scenario.code}", f"run={run_no}",
             f"timeout={timeout}"] + java_args
@@ -83,11 +106,17 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
         pid = int(dict(w.split("=", 1) for w in ready.split()[1:])["pid"])
 
         if scenario.late_attach:
-            attach = subprocess.run([tools.jcmd, str(pid), "JVMTI.agent_load", tools.agent,
+            attach = subprocess.run([jcmd, str(pid), "JVMTI.agent_load", tools.agent,
                                      f'"{options}"'], capture_output=True, text=True,
                                     timeout=120)
             if attach.returncode != 0 or "return code: 0" not in attach.stdout:
                 raise HarnessError(f"jcmd attach failed: {attach.stdout} {attach.stderr}")
+
+        if scenario.second_copy == "attach":
+            attach = subprocess.run([jcmd, str(pid), "JVMTI.agent_load", copy, '"log=error"'],
+                                    capture_output=True, text=True, timeout=120)
+            if attach.returncode == 0 and "return code: -1" not in attach.stdout:
+                raise HarnessError(f"the second copy's attach did not fail: {attach.stdout}")
 
         events_out = open(files.events, "w")
         reader = subprocess.Popen(
@@ -134,6 +163,8 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
                 proc.wait()
         jvm_err.close()
     files.seconds = time.monotonic() - started
+    if scenario.second_copy:
+        _check_refusal(os.path.join(work_dir, "jvm.stderr"), tools.agent)
     if os.path.exists(stats_path):
         with open(stats_path) as f:
             files.stats = json.load(f)

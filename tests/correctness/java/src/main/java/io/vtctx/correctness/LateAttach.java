@@ -19,8 +19,8 @@ import java.util.concurrent.CountDownLatch;
  *       current before the attach, without touching the shim. Nothing ever wrote that context into
  *       a record, so the only honest answers are unmapped (no record yet) or invalid (a record with
  *       valid=0); a context of anyone else would be a misattribution.
- *   <li>the main thread waits until the shim has noticed the agent ({@code isAgentActive()},
- *       probed every {@code io.vtctx.reprobeMillis}).
+ *   <li>the main thread checks that the shim knows of the agent ({@code isAgentActive()}: the
+ *       agent told it at attach).
  *   <li>phase "after": the pre threads close the old scope and write {@code after} markers under
  *       new contexts, and {@code fresh} new virtual threads run the normal sender loop. All of
  *       these must be correct on both planes.
@@ -120,7 +120,7 @@ final class LateAttach implements Scenario {
     spinning = false;
     phaseBefore.countDown();
     deadline.await(beforeDone, "the markers of phase 'before'");
-    deadline.poll(ThreadContext::isAgentActive, "the shim to notice the attached agent");
+    if (!ThreadContext.isAgentActive()) throw new IllegalStateException("shim not told at attach");
     phaseAfter.countDown();
     List<Thread> freshThreads = new ArrayList<>();
     int firstFresh = preCount() * (before + after);

@@ -21,8 +21,9 @@ import java.util.Map;
  * </pre>
  *
  * A failure prints {@code FAILED <reason>} and exits 1. Arguments are {@code key=value}:
- * {@code scenario=workload|late-attach manifest=PATH code=N run=N timeout=SECONDS} plus the
- * scenario's own (see {@link Workload}, {@link LateAttach}).
+ * {@code scenario=workload|late-attach|late-attach-load manifest=PATH code=N run=N
+ * timeout=SECONDS} plus the scenario's own (see {@link Workload}, {@link LateAttach}, {@link
+ * LateAttachLoad}).
  */
 public final class Main {
   private Main() {}
@@ -38,12 +39,18 @@ public final class Main {
   }
 
   private static int run(Args a) throws Exception {
-    String name = a.choice("scenario", "workload", List.of("workload", "late-attach"));
+    String name =
+        a.choice("scenario", "workload", List.of("workload", "late-attach", "late-attach-load"));
     Path manifestPath = Path.of(a.required("manifest"));
     int code = a.integer("code", 0);
     int runNo = a.integer("run", 0);
     Deadline deadline = new Deadline(Duration.ofSeconds(a.integer("timeout", 600)));
-    Scenario scenario = name.equals("workload") ? new Workload(a) : new LateAttach(a);
+    Scenario scenario =
+        switch (name) {
+          case "late-attach" -> new LateAttach(a);
+          case "late-attach-load" -> new LateAttachLoad(a);
+          default -> new Workload(a);
+        };
     a.checkAllUsed();
 
     OtelPublisher.setUp(); // before any thread uses an OpenTelemetry context
@@ -80,6 +87,7 @@ public final class Main {
       header.put("senders", scenario.senders());
       header.put("elapsed_ms", elapsedMs);
       header.put("java", Runtime.version().toString());
+      scenario.describe(header);
       manifest.write(manifestPath, header);
       say("DONE markers=" + scenario.markers());
       expect(driver, "QUIT");

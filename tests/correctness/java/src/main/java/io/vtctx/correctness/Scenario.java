@@ -17,4 +17,7 @@ interface Scenario {
   default void prepare(RunContext run, Deadline deadline) throws Exception {}
 
   void run(RunContext run, Deadline deadline) throws Exception;
+
+  /** Adds what the scenario measured to the manifest's header. */
+  default void describe(java.util.Map<String, Object> header) {}
 }
