@@ -16,7 +16,8 @@ constexpr const char* kValidKeys =
 // that separates options.
 constexpr char kAttributeKeySeparator = '|';
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Appends instead of "'" + s: GCC 12 reports a false -Wrestrict for that form at -O3.
+std::string Quote(std::string_view s) { return std::string(1, '\'').append(s).append(1, '\''); }
 
 // Returns an error message, or empty if the pair was applied.
 std::string Apply(std::string_view key, std::string_view value, Options& o) {

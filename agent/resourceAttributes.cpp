@@ -52,19 +52,19 @@ std::string ParseResourceAttributes(std::string_view text, std::vector<StringAtt
     const size_t comma = rest.find(',');
     const std::string_view item = Trim(rest.substr(0, comma));
     if (!item.empty()) {
+      // Appends instead of "'" + ...: GCC 12 reports a false -Wrestrict for that form at -O3.
+      auto error = [&](const char* what) {
+        return std::string(1, '\'').append(item).append("' ").append(what);
+      };
       const size_t eq = item.find('=');
-      if (eq == std::string_view::npos) {
-        return "'" + std::string(item) + "' is not key=value";
-      }
+      if (eq == std::string_view::npos) return error("is not key=value");
       StringAttribute a;
       if (!PercentDecode(Trim(item.substr(0, eq)), &a.key) ||
           !PercentDecode(Trim(item.substr(eq + 1)), &a.value)) {
-        return "'" + std::string(item) + "' has a bad %-escape";
+        return error("has a bad %-escape");
       }
-      if (a.key.empty()) return "'" + std::string(item) + "' has an empty key";
-      if (!IsValidUtf8(a.key) || !IsValidUtf8(a.value)) {
-        return "'" + std::string(item) + "' does not decode to UTF-8";
-      }
+      if (a.key.empty()) return error("has an empty key");
+      if (!IsValidUtf8(a.key) || !IsValidUtf8(a.value)) return error("does not decode to UTF-8");
       out->push_back(std::move(a));
     }
     if (comma == std::string_view::npos) break;

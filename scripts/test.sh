@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 BUILD=${1:-build}
 shift || true
-cmake -S . -B "$BUILD" -G Ninja
+cmake -S . -B "$BUILD" -G Ninja -DVTCTX_WERROR=ON  # warnings fail our own builds, not users'
 cmake --build "$BUILD"
 ctest --test-dir "$BUILD" --output-on-failure --timeout 900 "$@"
