@@ -78,10 +78,13 @@ void SetLibbpfVerbose(bool verbose) {
   libbpf_set_print(LibbpfPrint);
 }
 
-absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid) {
+absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target) {
+  const pid_t pid = target.pid();
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
   if (!memory.ok()) return ProcessAccessError(pid, memory.status());
   absl::StatusOr<Resolution> resolution = ResolveProcess(pid, **memory);
+  // Still alive after it was read by pid: what was read was the held process.
+  if (target.Exited()) return absl::NotFoundError(absl::StrCat("pid ", pid, " exited"));
   if (!resolution.ok()) return resolution.status();
   for (const std::string& w : resolution->warnings) {
     fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
@@ -113,12 +116,19 @@ void InstallStopHandlers() {
 
 bool StopRequested() { return g_stop != 0; }
 
-absl::Status ReadEventBatch(ring_buffer* rb, EventBatch& batch) {
+absl::Status ReadEventBatch(ring_buffer* rb, EventBatch& batch, std::span<const pollfd> wake) {
   batch.left_ = EventBatch::kEvents;
   // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most one
-  // interval, then consume whatever is there (poll consumes only when woken).
-  int n = batch.was_full_ ? 0 : ring_buffer__poll(rb, kPollIntervalMs);
-  if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb);
+  // interval, then consume whatever is there. The ring buffer's epoll fd is level-triggered: it
+  // polls readable while events are waiting.
+  if (!batch.was_full_) {
+    std::vector<pollfd> fds{{ring_buffer__epoll_fd(rb), POLLIN, 0}};
+    fds.insert(fds.end(), wake.begin(), wake.end());
+    if (poll(fds.data(), fds.size(), kPollIntervalMs) < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waiting for events: ", strerror(errno)));
+    }
+  }
+  const int n = ring_buffer__consume(rb);
   batch.was_full_ = n == EventBatch::kFull;
   if (n < 0 && n != -EINTR && n != EventBatch::kFull) {
     return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
@@ -158,17 +168,6 @@ double NowSeconds() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-bool ProcessAlive(pid_t pid) {
-  // A zombie still answers kill(pid, 0); its state letter in /proc/<pid>/stat says it is gone.
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string stat;
-  if (!std::getline(in, stat)) return false;
-  const size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-  const char state = stat[paren + 2];
-  return state != 'Z' && state != 'X';
 }
 
 }  // namespace vtctx::reader

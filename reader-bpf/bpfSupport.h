@@ -4,14 +4,17 @@
 #ifndef VTCTX_READER_BPF_SUPPORT_H_
 #define VTCTX_READER_BPF_SUPPORT_H_
 
+#include <poll.h>
 #include <sys/types.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "targetProcess.h"
 #include "tlsResolver.h"
 
 struct ring_buffer;  // libbpf
@@ -30,8 +33,9 @@ absl::Status CheckBpfAccess();
 void SetLibbpfVerbose(bool verbose);
 
 // Resolves the slot recipe for the BPF programs, telling stderr which module was used and
-// warning when several modules export the symbol with different slots.
-absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid);
+// warning when several modules export the symbol with different slots. NotFound if the target
+// exited meanwhile: what was read by its pid may then be another process's.
+absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target);
 
 // SIGINT / SIGTERM set a flag (a blocking poll returns EINTR; writes to stdout are restarted).
 void InstallStopHandlers();
@@ -56,15 +60,17 @@ class EventBatch {
   }
 
  private:
-  friend absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch);
+  friend absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch,
+                                     std::span<const pollfd> wake);
   friend void DrainEvents(::ring_buffer* rb, EventBatch& batch);
   uint64_t left_ = 0;
   bool was_full_ = false;  // the last read ended on kFull: more events are waiting
 };
 
 // One read of at most EventBatch::kEvents events: waits up to kPollIntervalMs for a wakeup first,
-// unless the previous read was full. An error (not EINTR) is returned as InternalError.
-absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch);
+// unless the previous read was full; the wait also ends when one of `wake` is ready (the caller
+// checks which). An error (not EINTR) is returned as InternalError.
+absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch, std::span<const pollfd> wake);
 
 // Consumes every event left, without a bound: for the end of a run, after detaching (so bounded by
 // the ring's size).
@@ -85,9 +91,6 @@ ProgramRunStats ReadProgramRunStats(int prog_fd);
 
 // Monotonic seconds.
 double NowSeconds();
-
-// True while `pid` exists.
-bool ProcessAlive(pid_t pid);
 
 }  // namespace vtctx::reader
 

@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <utility>
+
 namespace vtctx::reader {
 namespace {
 
@@ -25,10 +27,10 @@ ProcessContextWatch::ProcessContextWatch(MapsSource maps, MemoryReader& memory, 
   }
 }
 
-std::unique_ptr<ProcessContextWatch> ProcessContextWatch::ForProcess(pid_t pid,
+std::unique_ptr<ProcessContextWatch> ProcessContextWatch::ForProcess(std::string proc_dir,
                                                                      MemoryReader& memory) {
-  return std::make_unique<ProcessContextWatch>([pid] { return ReadMaps(pid); }, memory,
-                                               MonotonicNs);
+  return std::make_unique<ProcessContextWatch>(
+      [dir = std::move(proc_dir)] { return ReadMapsIn(dir); }, memory, MonotonicNs);
 }
 
 void ProcessContextWatch::ReadAll(const std::vector<Mapping>& maps) {

@@ -12,6 +12,7 @@
 
 #include "profile.h"
 #include "ringbufNotify.bpf.h"
+#include "targetFilter.bpf.h"
 #include "tlsSlot.bpf.h"
 // clang-format on
 
@@ -19,7 +20,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u32 target_tgid = 0;
 const volatile struct vtctx_slot_recipe vtctx_recipe = {};
 const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
 /* VTCTX_PROFILE_EVENTS: also collect user and kernel stack ids (folded output aggregated in user
@@ -133,7 +133,7 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
   __u64 id = bpf_get_current_pid_tgid();
   int err;
 
-  if ((__u32)(id >> 32) != target_tgid) return 0;
+  if (!vtctx_is_target(id)) return 0;
   /* No per-sample counter: every sample of the target is counted in `counts`, sent as an event,
    * or counted as dropped, so user space derives the total (a counter here would cost one more
    * cold map access per sample). */

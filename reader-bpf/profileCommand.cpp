@@ -436,12 +436,15 @@ absl::Status RunProfile(std::span<char* const> args) {
   InstallStopHandlers();
   if (absl::Status s = CheckBpfAccess(); !s.ok()) return s;
   SetLibbpfVerbose(parsed->Has("verbose"));
-  absl::StatusOr<ModuleResolution> target = ResolveTarget(*pid);
+  absl::StatusOr<TargetProcess> held = TargetProcess::Hold(*pid);
+  if (!held.ok()) return held.status();
+  absl::StatusOr<ModuleResolution> target = ResolveTarget(*held);
   if (!target.ok()) return target.status();
 
   std::unique_ptr<profile_bpf, SkelDeleter> skel(profile_bpf__open());
   if (!skel) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
   skel->rodata->target_tgid = static_cast<__u32>(*pid);
+  skel->rodata->target_held_ns = held->held_ns();
   skel->rodata->vtctx_recipe = target->recipe;
   skel->rodata->floor_only = parsed->Has("bpf-floor");
   // Samples go through the ring buffer for json and whenever attributes matter (their values
@@ -501,7 +504,7 @@ absl::Status RunProfile(std::span<char* const> args) {
 
   // Read after attaching: samples from before this read are covered by it
   // (processContextWatch.h).
-  TargetContext context(*pid, parsed->Has("verbose"));
+  TargetContext context(*held, parsed->Has("verbose"));
   EventConsumer consumer;
   consumer.print = print_events;
   consumer.context = &context;
@@ -518,9 +521,17 @@ absl::Status RunProfile(std::span<char* const> args) {
   double next_check = start + 1.0;
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
+  const pollfd wake[] = {{held->exit_fd(), POLLIN, 0}};  // the target's exit ends a wait
   while (!StopRequested()) {
-    if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch); !read.ok()) return read;
+    if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch, wake); !read.ok()) return read;
     fflush(stdout);
+    // Every event of the target is in the ring by the time it has exited (each was submitted by
+    // one of its threads, before that thread could exit), and no event of a process reusing the
+    // pid is (targetFilter.bpf.h): detach and drain is exact.
+    if (held->Exited()) {
+      stop_reason = "target exited";
+      break;
+    }
     const double now = NowSeconds();
     if (*duration > 0 && now - start >= *duration) {
       stop_reason = "duration";
@@ -535,10 +546,6 @@ absl::Status RunProfile(std::span<char* const> args) {
                 "map full)\n",
                 static_cast<unsigned long long>(drops));
         reported_drops = drops;
-      }
-      if (!ProcessAlive(*pid)) {
-        stop_reason = "target exited";
-        break;
       }
     }
   }
@@ -555,7 +562,7 @@ absl::Status RunProfile(std::span<char* const> args) {
     WarnUnknownNames(*group_by, names);
     WarnUnknownNames(*folded_attrs, names);
     if (*format == "folded") {
-      Symbolizer symbols(*pid);  // while the target (normally) still runs
+      Symbolizer symbols(*pid, held->dir());  // while the target (normally) still runs
       PrintFolded(counts, bpf_map__fd(skel->maps.stacks), symbols, *folded_attrs, names);
     } else if (!group_by->empty()) {
       PrintGroupedTable(counts, *group_by, names, *hz, *pid, seconds);

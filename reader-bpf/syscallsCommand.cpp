@@ -175,13 +175,16 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   InstallStopHandlers();
   if (absl::Status s = CheckBpfAccess(); !s.ok()) return s;
   SetLibbpfVerbose(parsed->Has("verbose"));
-  absl::StatusOr<ModuleResolution> target = ResolveTarget(*pid);
+  absl::StatusOr<TargetProcess> held = TargetProcess::Hold(*pid);
+  if (!held.ok()) return held.status();
+  absl::StatusOr<ModuleResolution> target = ResolveTarget(*held);
   if (!target.ok()) return target.status();
 
   // Open and configure.
   std::unique_ptr<syscalls_bpf, SkelDeleter> skel(syscalls_bpf__open());
   if (!skel) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
   skel->rodata->target_tgid = static_cast<__u32>(*pid);
+  skel->rodata->target_held_ns = held->held_ns();
   skel->rodata->vtctx_recipe = target->recipe;
   skel->rodata->floor_only = parsed->Has("bpf-floor");
   skel->rodata->wakeup_bytes = (static_cast<__u64>(*ringbuf_mb) << 20) / 4;
@@ -214,7 +217,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
     return absl::InternalError(absl::StrCat("attaching to sys_enter: ", strerror(-err)));
   }
   // Read after attaching: events from before this read are covered by it (processContextWatch.h).
-  TargetContext context(*pid, parsed->Has("verbose"));
+  TargetContext context(*held, parsed->Has("verbose"));
   Consumer consumer;
   consumer.json = *format == "json";
   consumer.context = &context;
@@ -235,9 +238,17 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   double next_check = start + 1.0;
   uint64_t reported_drops = 0;
   std::string stop_reason = "signal";
+  const pollfd wake[] = {{held->exit_fd(), POLLIN, 0}};  // the target's exit ends a wait
   while (!StopRequested()) {
-    if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch); !read.ok()) return read;
+    if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch, wake); !read.ok()) return read;
     fflush(stdout);
+    // Every event of the target is in the ring by the time it has exited (each was submitted by
+    // one of its threads, before that thread could exit), and no event of a process reusing the
+    // pid is (targetFilter.bpf.h): detach and drain is exact.
+    if (held->Exited()) {
+      stop_reason = "target exited";
+      break;
+    }
     const double now = NowSeconds();
     if (*duration > 0 && now - start >= *duration) {
       stop_reason = "duration";
@@ -252,10 +263,6 @@ absl::Status RunSyscalls(std::span<char* const> args) {
                 "try a larger --ringbuf-mb)\n",
                 static_cast<unsigned long long>(drops));
         reported_drops = drops;
-      }
-      if (!ProcessAlive(*pid)) {
-        stop_reason = "target exited";
-        break;
       }
     }
   }
