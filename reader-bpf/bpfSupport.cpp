@@ -110,11 +110,23 @@ void InstallStopHandlers() {
   // which makes stdio drop its buffer (a cut JSON line). The poll loop still wakes up: epoll_wait
   // is never restarted after a handler (signal(7)), and it polls with a timeout anyway.
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(signal, &sa, nullptr);
 }
 
 bool StopRequested() { return g_stop != 0; }
+
+bool StdoutClosed() {
+  pollfd out = kStdoutClosed;
+  return poll(&out, 1, 0) == 1 && (out.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+absl::Status FlushStdout() {
+  // After a failed write stdio keeps the error flag; errno is that of the last failure.
+  if (fflush(stdout) == 0 && !ferror(stdout)) return absl::OkStatus();
+  const int err = errno;
+  if (StdoutClosed()) return absl::OkStatus();
+  return ErrnoStatus(err, "writing stdout");
+}
 
 absl::Status ReadEventBatch(ring_buffer* rb, EventBatch& batch, std::span<const pollfd> wake) {
   batch.left_ = EventBatch::kEvents;

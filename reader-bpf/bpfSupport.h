@@ -6,6 +6,7 @@
 
 #include <poll.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -37,9 +38,18 @@ void SetLibbpfVerbose(bool verbose);
 // exited meanwhile: what was read by its pid may then be another process's.
 absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target);
 
-// SIGINT / SIGTERM set a flag (a blocking poll returns EINTR; writes to stdout are restarted).
+// SIGINT, SIGTERM, SIGHUP and SIGPIPE set a flag (a blocking poll returns EINTR; writes to stdout
+// are restarted; a write to a closed pipe fails with EPIPE instead of killing the reader).
 void InstallStopHandlers();
 bool StopRequested();
+
+// stdout closed by its reader (`vtctx-reader syscalls ... | head -1`): the pipe polls POLLERR
+// (a socket or terminal POLLHUP), whether or not a write has failed yet. Not an error of the
+// reader: a run ends cleanly. kStdoutClosed in a ReadEventBatch wake set ends a wait then.
+bool StdoutClosed();
+inline constexpr pollfd kStdoutClosed = {STDOUT_FILENO, 0, 0};  // POLLERR/POLLHUP: always
+// Flushes stdout; a failure other than a closed stdout is returned.
+absl::Status FlushStdout();
 
 // Bounds each ring-buffer read. libbpf's ring_buffer__poll/consume process every record present
 // and keep going while the BPF side adds more: under a flood of events faster than the reader

@@ -1,14 +1,15 @@
 // vtctx-reader: reads OTEP 4947 thread contexts (`otel_thread_ctx_v1`) of a live process.
 //
-// Exit codes: 0 ok; 1 other failure; 2 usage; 3 no such process; 4 no permission (ptrace, or
-// not root / no CAP_BPF for BPF); 5 the process does not export the symbol (agent not loaded);
-// 6 descriptor not resolved yet (retry); 7 unsupported (access model, kernel without BTF).
+// Exit codes: in kUsage below (and docs/reader.md).
+#include <signal.h>
+
 #include <cstdio>
 #include <cstring>
 #include <span>
 
 #include "absl/strings/string_view.h"
 #include "commands.h"
+#include "vtctx/record.h"
 
 namespace {
 
@@ -30,7 +31,19 @@ constexpr char kUsage[] =
     "Record attributes are named through the process context's attribute key map\n"
     "(\"#<index>\" when it names no such key).\n"
     "\n"
-    "`vtctx-reader <command> --help` describes a command's options.\n";
+    "`vtctx-reader <command> --help` describes a command's options.\n"
+    "\n"
+    "exit codes:\n"
+    "  0  ok; syscalls and profile also when stopped by SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
+    "     --duration, the target's exit, or stdout closed by its reader (e.g. | head -1)\n"
+    "  1  other failure (libbpf, perf_event_open, writing stdout, ...)\n"
+    "  2  usage\n"
+    "  3  no such process, or it exited while it was resolved\n"
+    "  4  no permission (ptrace; BPF needs root or CAP_BPF and CAP_PERFMON)\n"
+    "  5  the process does not export " VTCTX_TLS_SYMBOL
+    " (agent not loaded)\n"
+    "  6  its TLS access is not resolved yet (the middle of a dlopen: retry)\n"
+    "  7  unsupported (access model, kernel without BTF)\n";
 
 int ExitCode(absl::StatusCode code) {
   switch (code) {
@@ -56,6 +69,9 @@ int ExitCode(absl::StatusCode code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout is not an error of the reader: writes fail with EPIPE instead of killing it
+  // (the streaming commands handle SIGPIPE as a stop request instead, bpfSupport.h).
+  signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     fputs(kUsage, stderr);
     return 2;

@@ -42,8 +42,10 @@ constexpr char kHelp[] =
     "Samples the CPU use of process P (a cpu-clock perf event per CPU) and tags every sample with\n"
     "the context (trace/span, attributes) the interrupted thread's " VTCTX_TLS_SYMBOL
     " points at. Prints\n"
-    "'vtctx-reader: attached' on stderr once live; stops at SIGINT/SIGTERM, --duration or target\n"
-    "exit, then prints the result and a summary line on stderr.\n"
+    "'vtctx-reader: attached' on stderr once live; stops at SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
+    "--duration, the target's exit or a closed stdout, then prints the result and a summary line "
+    "on\n"
+    "stderr and exits 0.\n"
     "\n"
     "  --pid P          target process (all its threads)\n"
     "  --hz N           samples per second of CPU time, per CPU (default 99)\n"
@@ -520,22 +522,25 @@ absl::Status RunProfile(std::span<char* const> args) {
   const double start = NowSeconds();
   double next_check = start + 1.0;
   uint64_t reported_drops = 0;
-  std::string stop_reason = "signal";
-  const pollfd wake[] = {{held->exit_fd(), POLLIN, 0}};  // the target's exit ends a wait
-  while (!StopRequested()) {
+  std::string stop_reason;
+  // The target's exit and stdout's closing end a wait at once.
+  const pollfd wake[] = {{held->exit_fd(), POLLIN, 0}, kStdoutClosed};
+  while (stop_reason.empty()) {
     if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch, wake); !read.ok()) return read;
-    fflush(stdout);
-    // Every event of the target is in the ring by the time it has exited (each was submitted by
-    // one of its threads, before that thread could exit), and no event of a process reusing the
-    // pid is (targetFilter.bpf.h): detach and drain is exact.
-    if (held->Exited()) {
-      stop_reason = "target exited";
-      break;
-    }
+    if (absl::Status flushed = FlushStdout(); !flushed.ok()) return flushed;
     const double now = NowSeconds();
-    if (*duration > 0 && now - start >= *duration) {
+    // Closed stdout first: the SIGPIPE of a write to it also requests a stop. Every event of the
+    // target is in the ring by the time it has exited (each was submitted by one of its threads,
+    // before that thread could exit), and no event of a process reusing the pid is
+    // (targetFilter.bpf.h): detach and drain is exact.
+    if (StdoutClosed()) {
+      stop_reason = "stdout closed";
+    } else if (StopRequested()) {
+      stop_reason = "signal";
+    } else if (held->Exited()) {
+      stop_reason = "target exited";
+    } else if (*duration > 0 && now - start >= *duration) {
       stop_reason = "duration";
-      break;
     }
     if (now >= next_check) {
       next_check = now + 1.0;
@@ -570,7 +575,8 @@ absl::Status RunProfile(std::span<char* const> args) {
       PrintTable(counts, *hz, *pid, seconds);
     }
   }
-  fflush(stdout);
+  // The summary goes out even when stdout failed; the failure is returned after it.
+  const absl::Status flushed = FlushStdout();
 
   // Every sample of the target was delivered (counted, or sent and consumed above) or dropped.
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_PC_DROPPED);
@@ -594,7 +600,7 @@ absl::Status RunProfile(std::span<char* const> args) {
     }
   }
   fprintf(stderr, "%s\n", summary.c_str());
-  return absl::OkStatus();
+  return flushed;
 }
 
 }  // namespace vtctx::reader

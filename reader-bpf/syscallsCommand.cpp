@@ -38,9 +38,10 @@ constexpr char kHelp[] =
     "context (trace/span, attributes named through P's OTEP 4719 process context) "
     "its\n" VTCTX_TLS_SYMBOL
     " points at. Attaches to the sys_enter tracepoint (BTF\n"
-    "or raw; tracefs not needed). Prints 'vtctx-reader: attached' on stderr once live; SIGINT or\n"
-    "SIGTERM drains the ring buffer, prints a summary line on stderr and exits 0. A syscall the\n"
-    "kernel restarts (interrupted by a signal or a ptrace stop) can be reported twice.\n"
+    "or raw; tracefs not needed). Prints 'vtctx-reader: attached' on stderr once live. SIGINT,\n"
+    "SIGTERM, SIGHUP, SIGPIPE, --duration, the target's exit or a closed stdout (e.g. | head -1)\n"
+    "drain the ring buffer, print a summary line on stderr and exit 0. A syscall the kernel\n"
+    "restarts (interrupted by a signal or a ptrace stop) can be reported twice.\n"
     "\n"
     "  --pid P          target process (all its threads)\n"
     "  --syscall NAMES  comma-separated syscall names or numbers (e.g. write,pwrite64), or 'all'\n"
@@ -237,22 +238,25 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   const double start = NowSeconds();
   double next_check = start + 1.0;
   uint64_t reported_drops = 0;
-  std::string stop_reason = "signal";
-  const pollfd wake[] = {{held->exit_fd(), POLLIN, 0}};  // the target's exit ends a wait
-  while (!StopRequested()) {
+  std::string stop_reason;
+  // The target's exit and stdout's closing end a wait at once.
+  const pollfd wake[] = {{held->exit_fd(), POLLIN, 0}, kStdoutClosed};
+  while (stop_reason.empty()) {
     if (absl::Status read = ReadEventBatch(rb.get(), consumer.batch, wake); !read.ok()) return read;
-    fflush(stdout);
-    // Every event of the target is in the ring by the time it has exited (each was submitted by
-    // one of its threads, before that thread could exit), and no event of a process reusing the
-    // pid is (targetFilter.bpf.h): detach and drain is exact.
-    if (held->Exited()) {
-      stop_reason = "target exited";
-      break;
-    }
+    if (absl::Status flushed = FlushStdout(); !flushed.ok()) return flushed;
     const double now = NowSeconds();
-    if (*duration > 0 && now - start >= *duration) {
+    // Closed stdout first: the SIGPIPE of a write to it also requests a stop. Every event of the
+    // target is in the ring by the time it has exited (each was submitted by one of its threads,
+    // before that thread could exit), and no event of a process reusing the pid is
+    // (targetFilter.bpf.h): detach and drain is exact.
+    if (StdoutClosed()) {
+      stop_reason = "stdout closed";
+    } else if (StopRequested()) {
+      stop_reason = "signal";
+    } else if (held->Exited()) {
+      stop_reason = "target exited";
+    } else if (*duration > 0 && now - start >= *duration) {
       stop_reason = "duration";
-      break;
     }
     if (now >= next_check) {
       next_check = now + 1.0;
@@ -270,7 +274,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   // Detach first so the counters are final, then drain what is already in the ring buffer.
   syscalls_bpf__detach(skel.get());
   DrainEvents(rb.get(), consumer.batch);
-  fflush(stdout);
+  // The summary goes out even when stdout failed; the failure is returned after it.
+  const absl::Status flushed = FlushStdout();
   const uint64_t matched = SumPerCpu(counters_fd, VTCTX_SC_MATCHED);
   const uint64_t dropped = SumPerCpu(counters_fd, VTCTX_SC_DROPPED);
   const uint64_t submitted = matched - dropped;
@@ -295,7 +300,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
     }
   }
   fprintf(stderr, "%s\n", summary.c_str());
-  return absl::OkStatus();
+  return flushed;
 }
 
 }  // namespace vtctx::reader

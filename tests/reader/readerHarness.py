@@ -94,16 +94,18 @@ def json_lines(text):
 
 class StreamingReader:
     """A long-running vtctx-reader (syscalls/profile): started, waited on until attached, then
-    stopped with SIGINT; stdout is collected whole."""
+    stopped with SIGINT; stdout is collected whole, unless collect_stdout is False (then the
+    caller owns proc.stdout)."""
 
-    def __init__(self, reader, args):
+    def __init__(self, reader, args, collect_stdout=True):
         self.proc = subprocess.Popen([reader] + args, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.stderr = LineReader(self.proc.stderr, echo_prefix="reader: ")
         self.stdout_chunks = []
         self.stdout_thread = threading.Thread(
             target=lambda: self.stdout_chunks.append(self.proc.stdout.read()), daemon=True)
-        self.stdout_thread.start()
+        if collect_stdout:
+            self.stdout_thread.start()
 
     def wait_attached(self, timeout=60):
         def attached(line):
