@@ -11,6 +11,7 @@
 #include "processContextReader.h"
 #include "processMemory.h"
 #include "recordFormat.h"
+#include "targetProcess.h"
 #include "threadSnapshot.h"
 #include "tlsResolver.h"
 
@@ -25,7 +26,8 @@ constexpr char kHelp[] =
     "TLS access model from the relocations naming it, decodes the OTEP 4719 process context\n"
     "(resource attributes, threadlocal.schema_version, threadlocal.attribute_key_map) and prints\n"
     "each thread's current record with its attributes named through the key map. Each thread is\n"
-    "stopped (ptrace) while its slot and record are read, then resumed.\n"
+    "stopped (ptrace) while its slot and record are read, then resumed; a thread already traced\n"
+    "(debugger, strace, another reader) is listed unread, with a note.\n"
     "\n"
     "  --pid P          target process\n"
     "  --format F       text (default) or json: one object per module (library, access_model,\n"
@@ -97,6 +99,8 @@ absl::Status RunResolve(std::span<char* const> args) {
   if (!format.ok()) return format.status();
   const bool json = *format == "json";
 
+  absl::StatusOr<TargetProcess> target = TargetProcess::Hold(*pid);
+  if (!target.ok()) return target.status();
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(*pid);
   if (!memory.ok()) return ProcessAccessError(*pid, memory.status());
   absl::StatusOr<Resolution> resolution = ResolveProcess(*pid, **memory);
@@ -111,7 +115,7 @@ absl::Status RunResolve(std::span<char* const> args) {
   ProcessContext context = ReadProcessContext(*pid, **memory);
   AttributeNames names = NamesOf(context);
   absl::StatusOr<std::vector<ThreadSnapshot>> threads =
-      SnapshotThreads(*pid, chosen.recipe, **memory);
+      SnapshotThreads(*target, chosen.recipe, **memory);
   if (!threads.ok()) return threads.status();
   // A key registered while the threads were read is only in a newer context: read it again if a
   // record carries an index the first read does not name (key maps only grow, so the newer one
@@ -123,6 +127,10 @@ absl::Status RunResolve(std::span<char* const> args) {
       names = NamesOf(context);
     }
     break;
+  }
+  // Read by pid: the held process's only if it is still alive now.
+  if (target->Exited()) {
+    return absl::NotFoundError(absl::StrCat("pid ", *pid, " exited while it was read"));
   }
   if (std::string note = DescribeLimitation(context, *pid); !note.empty()) {
     fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
