@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agentWait.h"
 #include "errnoStatus.h"
 #include "processMemory.h"
 
@@ -78,13 +79,12 @@ void SetLibbpfVerbose(bool verbose) {
   libbpf_set_print(LibbpfPrint);
 }
 
-absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target) {
+absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
+                                               std::optional<double> wait) {
   const pid_t pid = target.pid();
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
   if (!memory.ok()) return ProcessAccessError(pid, memory.status());
-  absl::StatusOr<Resolution> resolution = ResolveProcess(pid, **memory);
-  // Still alive after it was read by pid: what was read was the held process.
-  if (target.Exited()) return absl::NotFoundError(absl::StrCat("pid ", pid, " exited"));
+  absl::StatusOr<Resolution> resolution = ResolveWithWait(target, **memory, wait, StopRequested);
   if (!resolution.ok()) return resolution.status();
   for (const std::string& w : resolution->warnings) {
     fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());

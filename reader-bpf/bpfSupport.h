@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -33,10 +34,11 @@ absl::Status CheckBpfAccess();
 // libbpf's own messages go to stderr only with --verbose (warnings always).
 void SetLibbpfVerbose(bool verbose);
 
-// Resolves the slot recipe for the BPF programs, telling stderr which module was used and
-// warning when several modules export the symbol with different slots. NotFound if the target
-// exited meanwhile: what was read by its pid may then be another process's.
-absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target);
+// Resolves the slot recipe for the BPF programs (agentWait.h, `wait` as there; a stop signal
+// ends a wait), telling stderr which module was used and warning when several modules export the
+// symbol with different slots.
+absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
+                                               std::optional<double> wait);
 
 // SIGINT, SIGTERM, SIGHUP and SIGPIPE set a flag (a blocking poll returns EINTR; writes to stdout
 // are restarted; a write to a closed pipe fails with EPIPE instead of killing the reader).

@@ -37,6 +37,14 @@ absl::StatusOr<double> ParsedArgs::Seconds(absl::string_view name) const {
   return seconds;
 }
 
+absl::StatusOr<std::optional<double>> ParsedArgs::OptionalSeconds(absl::string_view name) const {
+  if (!Has(name)) return std::nullopt;
+  if (Get(name).empty()) return 0.0;
+  absl::StatusOr<double> seconds = Seconds(name);
+  if (!seconds.ok()) return seconds.status();
+  return *seconds;
+}
+
 absl::StatusOr<long> ParsedArgs::Integer(absl::string_view name, long fallback, long min,
                                          long max) const {
   if (!Has(name)) return fallback;
@@ -86,6 +94,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<cons
     if (spec->takes_value) {
       if (inline_value.has_value()) {
         value = std::string(*inline_value);
+      } else if (spec->value_optional) {
+        value.clear();
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {

@@ -7,6 +7,14 @@
 #include <span>
 
 #include "absl/status/status.h"
+#include "vtctx/record.h"
+
+// Help text of `--wait`, for every command that takes it (agentWait.h).
+#define VTCTX_WAIT_HELP                                                                          \
+  "  --wait[=S]       when P does not export " VTCTX_TLS_SYMBOL                                  \
+  " yet (agent not loaded, or\n"                                                                 \
+  "                   being loaded), wait for it: P's maps are read every 200 ms, for at most\n" \
+  "                   S seconds (default: no limit); exit 3 if P exits meanwhile\n"
 
 namespace vtctx::reader {
 

@@ -38,16 +38,17 @@ constexpr char kUsage[] =
     "     --duration, the target's exit, or stdout closed by its reader (e.g. | head -1)\n"
     "  1  other failure (libbpf, perf_event_open, writing stdout, ...)\n"
     "  2  usage\n"
-    "  3  no such process, or it exited while it was resolved\n"
+    "  3  no such process, or it exited while it was resolved or waited for\n"
     "  4  no permission (ptrace; BPF needs root or CAP_BPF and CAP_PERFMON)\n"
     "  5  the process does not export " VTCTX_TLS_SYMBOL
-    " (agent not loaded)\n"
-    "  6  its TLS access is not resolved yet (the middle of a dlopen: retry)\n"
+    " (agent not loaded; see --wait)\n"
+    "  6  its TLS access is not resolved yet (the middle of a dlopen: retry, or --wait)\n"
     "  7  unsupported (access model, kernel without BTF)\n";
 
 int ExitCode(absl::StatusCode code) {
   switch (code) {
     case absl::StatusCode::kOk:
+    case absl::StatusCode::kCancelled:  // stopped by a signal while waiting (--wait)
       return 0;
     case absl::StatusCode::kInvalidArgument:
       return 2;

@@ -37,7 +37,7 @@ namespace {
 constexpr char kHelp[] =
     "usage: vtctx-reader profile --pid P [--hz 99] [--duration S] [--format table|json|folded]\n"
     "                            [--group-by trace|NAME[,NAME...]] [--folded-attrs NAME[,...]]\n"
-    "                            [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
+    "                            [--wait[=S]] [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
     "\n"
     "Samples the CPU use of process P (a cpu-clock perf event per CPU) and tags every sample with\n"
     "the context (trace/span, attributes) the interrupted thread's " VTCTX_TLS_SYMBOL
@@ -49,7 +49,7 @@ constexpr char kHelp[] =
     "\n"
     "  --pid P          target process (all its threads)\n"
     "  --hz N           samples per second of CPU time, per CPU (default 99)\n"
-    "  --duration S     stop after S seconds\n"
+    "  --duration S     stop after S seconds\n" VTCTX_WAIT_HELP
     "  --format F       table (default): traces ranked by CPU time;\n"
     "                   json: one object per sample (tid, cpu, ts_ns, record, valid, trace_id,\n"
     "                   span_id, trace_flags, context, attrs, attributes);\n"
@@ -73,7 +73,7 @@ constexpr char kHelp[] =
 constexpr FlagSpec kFlags[] = {{"pid", true},          {"hz", true},         {"duration", true},
                                {"format", true},       {"ringbuf-mb", true}, {"group-by", true},
                                {"folded-attrs", true}, {"bpf-stats", false}, {"bpf-floor", false},
-                               {"verbose", false}};
+                               {"verbose", false},     {"wait", true, true}};
 constexpr absl::string_view kFormats[] = {"table", "json", "folded"};
 
 struct SkelDeleter {
@@ -411,6 +411,8 @@ absl::Status RunProfile(std::span<char* const> args) {
   if (!hz.ok()) return hz.status();
   absl::StatusOr<double> duration = parsed->Seconds("duration");
   if (!duration.ok()) return duration.status();
+  absl::StatusOr<std::optional<double>> wait = parsed->OptionalSeconds("wait");
+  if (!wait.ok()) return wait.status();
   absl::StatusOr<std::string> format = parsed->Choice("format", kFormats);
   if (!format.ok()) return format.status();
   absl::StatusOr<long> ringbuf_mb = parsed->Integer("ringbuf-mb", 4, 1, 1024);
@@ -440,7 +442,7 @@ absl::Status RunProfile(std::span<char* const> args) {
   SetLibbpfVerbose(parsed->Has("verbose"));
   absl::StatusOr<TargetProcess> held = TargetProcess::Hold(*pid);
   if (!held.ok()) return held.status();
-  absl::StatusOr<ModuleResolution> target = ResolveTarget(*held);
+  absl::StatusOr<ModuleResolution> target = ResolveTarget(*held, *wait);
   if (!target.ok()) return target.status();
 
   std::unique_ptr<profile_bpf, SkelDeleter> skel(profile_bpf__open());

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "agentWait.h"
 #include "cliArgs.h"
 #include "commands.h"
 #include "processContextReader.h"
@@ -19,7 +20,7 @@ namespace vtctx::reader {
 namespace {
 
 constexpr char kHelp[] =
-    "usage: vtctx-reader resolve --pid P [--format text|json]\n"
+    "usage: vtctx-reader resolve --pid P [--format text|json] [--wait[=S]]\n"
     "\n"
     "Finds every mapped ELF of process P that exports " VTCTX_TLS_SYMBOL
     " in .dynsym, classifies its\n"
@@ -29,13 +30,13 @@ constexpr char kHelp[] =
     "stopped (ptrace) while its slot and record are read, then resumed; a thread already traced\n"
     "(debugger, strace, another reader) is listed unread, with a note.\n"
     "\n"
-    "  --pid P          target process\n"
+    "  --pid P          target process\n" VTCTX_WAIT_HELP
     "  --format F       text (default) or json: one object per module (library, access_model,\n"
     "                   tls, tls_offset or module_id/offset), then {\"process_context\":{...}},\n"
     "                   then one per thread (tid, record, valid, trace_id, span_id, trace_flags,\n"
     "                   attrs, attributes, ...)\n";
 
-constexpr FlagSpec kFlags[] = {{"pid", true}, {"format", true}};
+constexpr FlagSpec kFlags[] = {{"pid", true}, {"format", true}, {"wait", true, true}};
 constexpr absl::string_view kFormats[] = {"text", "json"};
 
 std::string ModuleJson(const ModuleResolution& m) {
@@ -98,12 +99,15 @@ absl::Status RunResolve(std::span<char* const> args) {
   absl::StatusOr<std::string> format = parsed->Choice("format", kFormats);
   if (!format.ok()) return format.status();
   const bool json = *format == "json";
+  absl::StatusOr<std::optional<double>> wait = parsed->OptionalSeconds("wait");
+  if (!wait.ok()) return wait.status();
 
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(*pid);
   if (!target.ok()) return target.status();
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(*pid);
   if (!memory.ok()) return ProcessAccessError(*pid, memory.status());
-  absl::StatusOr<Resolution> resolution = ResolveProcess(*pid, **memory);
+  absl::StatusOr<Resolution> resolution =
+      ResolveWithWait(*target, **memory, *wait, [] { return false; });
   if (!resolution.ok()) return resolution.status();
   for (const std::string& w : resolution->warnings) {
     fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());

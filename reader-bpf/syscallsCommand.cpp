@@ -32,7 +32,8 @@ namespace {
 
 constexpr char kHelp[] =
     "usage: vtctx-reader syscalls --pid P --syscall NAMES [--format text|json] [--duration S]\n"
-    "                             [--ringbuf-mb N] [--bpf-stats] [--raw-tp] [--verbose]\n"
+    "                             [--wait[=S]] [--ringbuf-mb N] [--bpf-stats] [--raw-tp]\n"
+    "                             [--verbose]\n"
     "\n"
     "Prints one event per entry of the selected syscalls by any thread of process P, with the\n"
     "context (trace/span, attributes named through P's OTEP 4719 process context) "
@@ -49,7 +50,7 @@ constexpr char kHelp[] =
     "                   (arg 0), count (arg 2), args, record, valid, trace_id, span_id,\n"
     "                   trace_flags, context, ts_ns, and with attributes: attrs (by key index)\n"
     "                   and attributes ({name: value})\n"
-    "  --duration S     stop after S seconds (default: until SIGINT/SIGTERM or target exit)\n"
+    "  --duration S     stop after S seconds (default: until stopped as above)\n" VTCTX_WAIT_HELP
     "  --ringbuf-mb N   ring buffer size in MiB, a power of two (default 16)\n"
     "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
     "                   measure the fixed cost of a run with --bpf-stats\n"
@@ -59,7 +60,8 @@ constexpr char kHelp[] =
 
 constexpr FlagSpec kFlags[] = {{"pid", true},        {"syscall", true},    {"format", true},
                                {"duration", true},   {"ringbuf-mb", true}, {"bpf-stats", false},
-                               {"bpf-floor", false}, {"raw-tp", false},    {"verbose", false}};
+                               {"bpf-floor", false}, {"raw-tp", false},    {"verbose", false},
+                               {"wait", true, true}};
 constexpr absl::string_view kFormats[] = {"text", "json"};
 
 struct SkelDeleter {
@@ -166,6 +168,8 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   if (!format.ok()) return format.status();
   absl::StatusOr<double> duration = parsed->Seconds("duration");
   if (!duration.ok()) return duration.status();
+  absl::StatusOr<std::optional<double>> wait = parsed->OptionalSeconds("wait");
+  if (!wait.ok()) return wait.status();
   absl::StatusOr<long> ringbuf_mb = parsed->Integer("ringbuf-mb", 16, 1, 1024);
   if (!ringbuf_mb.ok()) return ringbuf_mb.status();
   if ((*ringbuf_mb & (*ringbuf_mb - 1)) != 0) {
@@ -178,7 +182,7 @@ absl::Status RunSyscalls(std::span<char* const> args) {
   SetLibbpfVerbose(parsed->Has("verbose"));
   absl::StatusOr<TargetProcess> held = TargetProcess::Hold(*pid);
   if (!held.ok()) return held.status();
-  absl::StatusOr<ModuleResolution> target = ResolveTarget(*held);
+  absl::StatusOr<ModuleResolution> target = ResolveTarget(*held, *wait);
   if (!target.ok()) return target.status();
 
   // Open and configure.

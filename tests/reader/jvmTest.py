@@ -26,6 +26,26 @@ def expected_context(marker, iterations):
     }
 
 
+def match_markers(events, base, total, iterations):
+    """Maps VtMarkers' marker writes among `events` (syscalls json) to their markers. Returns
+    ({marker: event}, [(marker, event, expected context) misattributed], {virtual thread: tids});
+    fails on a marker reported twice."""
+    seen = {}
+    carriers = {}
+    wrong = []
+    for e in events:
+        marker = e["count"] - base
+        if not 0 <= marker < total:
+            continue
+        check(marker not in seen, f"marker {marker} reported twice: {seen.get(marker)} / {e}")
+        seen[marker] = e
+        want = expected_context(marker, iterations)
+        if any(e[k] != v for k, v in want.items()):
+            wrong.append((marker, e, want))
+        carriers.setdefault(marker // iterations, set()).add(e["tid"])
+    return seen, wrong, carriers
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--reader", required=True)
@@ -81,19 +101,7 @@ def main():
 
     total = done["markers"]
     check(total == args.threads * args.iterations, f"JVM reports {total} markers")
-    seen = {}
-    carriers = {}
-    wrong = []
-    for e in events:
-        marker = e["count"] - base
-        if not 0 <= marker < total:
-            continue
-        check(marker not in seen, f"marker {marker} reported twice: {seen.get(marker)} / {e}")
-        seen[marker] = e
-        want = expected_context(marker, args.iterations)
-        if any(e[k] != v for k, v in want.items()):
-            wrong.append((marker, e, want))
-        carriers.setdefault(marker // args.iterations, set()).add(e["tid"])
+    seen, wrong, carriers = match_markers(events, base, total, args.iterations)
     missing = total - len(seen)
     for marker, e, want in wrong[:10]:
         print(f"MISATTRIBUTED marker {marker}: got {e}, want {want}", file=sys.stderr)
