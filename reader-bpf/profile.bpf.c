@@ -48,17 +48,8 @@ struct {
   __uint(value_size, VTCTX_MAX_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, VTCTX_PC_COUNTERS);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 which) {
-  __u64* c = bpf_map_lookup_elem(&counters, &which);
-  if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
-}
+#define VTCTX_COUNTERS VTCTX_PC_COUNTERS
+#include "perCpuCounters.bpf.h"
 
 static __always_inline void stack_ids(struct bpf_perf_event_data* pe, __s32* user, __s32* kernel) {
   /* User stack through frame pointers (the kernel's perf unwinder); kernel stack via ORC. */

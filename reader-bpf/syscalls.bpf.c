@@ -29,17 +29,8 @@ struct {
   __uint(max_entries, 16 << 20); /* resized by user space (--ringbuf-mb) */
 } events SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, VTCTX_SC_COUNTERS);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 which) {
-  __u64* c = bpf_map_lookup_elem(&counters, &which);
-  if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
-}
+#define VTCTX_COUNTERS VTCTX_SC_COUNTERS
+#include "perCpuCounters.bpf.h"
 
 /* Syscall arguments from the user registers saved at entry. `regs` is a trusted BTF pointer in
  * tp_btf programs (plain loads, CO-RE relocated through vmlinux.h's preserve_access_index) but
