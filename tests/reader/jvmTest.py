@@ -12,8 +12,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_reader,
-                           stop_jvm)
+from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_markers,
+                           run_reader, stop_jvm)
 
 
 def expected_context(marker, iterations):
@@ -26,10 +26,18 @@ def expected_context(marker, iterations):
     }
 
 
-def match_markers(events, base, total, iterations):
-    """Maps VtMarkers' marker writes among `events` (syscalls json) to their markers. Returns
-    ({marker: event}, [(marker, event, expected context) misattributed], {virtual thread: tids});
-    fails on a marker reported twice."""
+def context_matches(marker, event, iterations):
+    """(whether `event` carries marker's context, that context)."""
+    want = expected_context(marker, iterations)
+    return all(event[k] == v for k, v in want.items()), want
+
+
+def match_markers(events, base, total, iterations, matches=context_matches):
+    """Maps the marker writes among `events` (syscalls json; a write of base + m bytes is marker
+    m of virtual thread m // iterations) to their markers and checks each with
+    matches(marker, event, iterations) -> (ok, expected). Returns ({marker: event},
+    [(marker, event, expected) not ok], {virtual thread: tids}); fails on a marker reported
+    twice."""
     seen = {}
     carriers = {}
     wrong = []
@@ -39,8 +47,8 @@ def match_markers(events, base, total, iterations):
             continue
         check(marker not in seen, f"marker {marker} reported twice: {seen.get(marker)} / {e}")
         seen[marker] = e
-        want = expected_context(marker, iterations)
-        if any(e[k] != v for k, v in want.items()):
+        ok, want = matches(marker, e, iterations)
+        if not ok:
             wrong.append((marker, e, want))
         carriers.setdefault(marker // iterations, set()).add(e["tid"])
     return seen, wrong, carriers
@@ -89,11 +97,7 @@ def main():
         reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write",
                                                "--format", "json"])
         reader.wait_attached()
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
-        done = json.loads(out.wait_for(lambda l: '"done"' in l, 300, "JVM done"))
-        events = json_lines(reader.stop())
-        summary = reader.summary()
+        done, events, summary = run_markers(jvm, out, reader)
     finally:
         if reader:
             reader.kill()

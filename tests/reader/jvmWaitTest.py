@@ -9,7 +9,6 @@ seconds with the not-exported error (exit 5).
 
   jvmWaitTest.py --reader R --java J --jcmd JCMD --agent libvtctx.so --classes DIR
 """
-import argparse
 import json
 import os
 import subprocess
@@ -18,8 +17,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jvmTest import match_markers
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_reader,
-                           stop_jvm)
+from readerHarness import (LineReader, StreamingReader, check, json_lines, root_test_args,
+                           run_markers, run_reader, stop_jvm)
 
 WAITING = "vtctx-reader: waiting for the agent"
 THREADS, ITERATIONS = 200, 5
@@ -59,11 +58,7 @@ def late_attach(args):
         print(f"ok: resolve --wait resolved {objects[0]['library']} after the attach")
 
         streaming.wait_attached()
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
-        done = json.loads(out.wait_for(lambda l: '"done"' in l, 300, "JVM done"))
-        events = json_lines(streaming.stop())
-        summary = streaming.summary()
+        done, events, summary = run_markers(jvm, out, streaming)
     finally:
         for proc in (resolve, streaming and streaming.proc):
             if proc is not None and proc.poll() is None:
@@ -111,14 +106,7 @@ def target_exits_while_waiting(args):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
-    parser.add_argument("--jcmd", required=True)
-    args = parser.parse_args()
-    require_root()
+    args = root_test_args("reader", "java", "jcmd", "agent", "classes")
     target_exits_while_waiting(args)
     late_attach(args)
     print("PASS")

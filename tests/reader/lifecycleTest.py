@@ -9,7 +9,6 @@ stopped).
 
   lifecycleTest.py --reader R --writer ctxWriter_dl --tlsdesc-lib libctxfix_tlsdesc.so
 """
-import argparse
 import json
 import os
 import signal
@@ -17,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, fail, require_root
+from readerHarness import LineReader, StreamingReader, check, fail, root_test_args
 
 
 def start_writer(args):
@@ -134,12 +133,7 @@ def stop_by_closed_stdout(args, cmd, busy):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--writer", required=True)
-    parser.add_argument("--tlsdesc-lib", required=True)
-    args = parser.parse_args()
-    require_root()
+    args = root_test_args("reader", "writer", "tlsdesc-lib")
     for cmd in ("syscalls", "profile"):
         for how in SIGNALS + ("duration", "target exit"):
             stop_with(args, cmd, how)

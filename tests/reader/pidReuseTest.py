@@ -15,7 +15,6 @@ may take the pid between the write to ns_last_pid and the spawn: then the attemp
 
   pidReuseTest.py --reader R --writer ctxWriter_dl --tlsdesc-lib libctxfix_tlsdesc.so
 """
-import argparse
 import json
 import os
 import signal
@@ -24,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, fail, json_lines, require_root
+from readerHarness import LineReader, StreamingReader, check, fail, json_lines, root_test_args
 
 ATTEMPTS = 5
 EXIT_TIMEOUT_S = 10
@@ -118,12 +117,7 @@ def attempt(args, cmd):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--writer", required=True)
-    parser.add_argument("--tlsdesc-lib", required=True)
-    args = parser.parse_args()
-    require_root()
+    args = root_test_args("reader", "writer", "tlsdesc-lib")
     for cmd in ("syscalls", "profile"):
         if not any(attempt(args, cmd) for _ in range(ATTEMPTS)):
             fail(f"{cmd}: the pid was taken by another process in each of {ATTEMPTS} attempts")

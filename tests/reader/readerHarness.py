@@ -1,6 +1,7 @@
 """Helpers shared by the reader's Python test drivers: running vtctx-reader, waiting for its
 'attached' line, stopping it cleanly, parsing JSON lines. Every wait has a deadline and fails the
 test with a message; nothing sleeps on a guess."""
+import argparse
 import json
 import os
 import queue
@@ -63,6 +64,28 @@ class LineReader:
                 fail(f"stream ended while waiting for {what}")
             if predicate(line):
                 return line
+
+
+def root_test_args(*names):
+    """Parses the driver's required `--name VALUE` arguments (args.name, dashes as underscores),
+    then skips the test without root."""
+    parser = argparse.ArgumentParser()
+    for name in names:
+        parser.add_argument(f"--{name}", required=True)
+    args = parser.parse_args()
+    require_root()
+    return args
+
+
+def run_markers(jvm, out, reader, timeout=300):
+    """Tells a marker-writing test JVM (VtMarkers, VtAttrs) to go, waits for its "done" line, then
+    stops the attached streaming `reader`. Returns (the done object, the reader's JSON events, its
+    summary fields)."""
+    jvm.stdin.write("go\n")
+    jvm.stdin.flush()
+    done = json.loads(out.wait_for(lambda l: '"done"' in l, timeout, "JVM done"))
+    events = json_lines(reader.stop())
+    return done, events, reader.summary()
 
 
 def run_reader(reader, args, timeout=60):
