@@ -1,22 +1,16 @@
 #include "agentWait.h"
 
 #include <poll.h>
-#include <time.h>
 
 #include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "monotonicClock.h"
 
 namespace vtctx::reader {
 namespace {
-
-double MonotonicSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 bool WorthWaiting(const absl::Status& status) {
   return absl::IsFailedPrecondition(status) || absl::IsUnavailable(status);

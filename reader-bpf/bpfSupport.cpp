@@ -9,16 +9,12 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "agentWait.h"
 #include "errnoStatus.h"
-#include "processMemory.h"
 
 namespace vtctx::reader {
 namespace {
@@ -52,11 +48,6 @@ uint64_t EffectiveCaps() {
   return 0;
 }
 
-bool SameSlots(const vtctx_slot_recipe& a, const vtctx_slot_recipe& b) {
-  return a.kind == b.kind && a.tp_offset == b.tp_offset && a.module_id == b.module_id &&
-         a.module_offset == b.module_offset;
-}
-
 }  // namespace
 
 absl::Status CheckBpfAccess() {
@@ -77,29 +68,6 @@ absl::Status CheckBpfAccess() {
 void SetLibbpfVerbose(bool verbose) {
   g_verbose.store(verbose);
   libbpf_set_print(LibbpfPrint);
-}
-
-absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
-                                               std::optional<double> wait) {
-  const pid_t pid = target.pid();
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
-  if (!memory.ok()) return ProcessAccessError(pid, memory.status());
-  absl::StatusOr<Resolution> resolution = ResolveWithWait(target, **memory, wait, StopRequested);
-  if (!resolution.ok()) return resolution.status();
-  for (const std::string& w : resolution->warnings) {
-    fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
-  }
-  const ModuleResolution& chosen = resolution->modules.front();
-  for (size_t i = 1; i < resolution->modules.size(); ++i) {
-    if (!SameSlots(chosen.recipe, resolution->modules[i].recipe)) {
-      fprintf(stderr,
-              "vtctx-reader: warning: %s also exports " VTCTX_TLS_SYMBOL
-              " with a different slot; following %s only\n",
-              resolution->modules[i].path.c_str(), chosen.path.c_str());
-    }
-  }
-  fprintf(stderr, "vtctx-reader: pid %d: %s\n", pid, DescribeModule(chosen).c_str());
-  return chosen;
 }
 
 void InstallStopHandlers() {
@@ -174,12 +142,6 @@ ProgramRunStats ReadProgramRunStats(int prog_fd) {
   __u32 len = sizeof info;
   if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0) return {};
   return {info.run_cnt, info.run_time_ns};
-}
-
-double NowSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace vtctx::reader

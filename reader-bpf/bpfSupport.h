@@ -1,6 +1,6 @@
-// What every BPF subcommand shares: preflight checks with one-line reasons, libbpf logging, the
-// target's slot recipe, stop signals, bounded ring-buffer reads, per-CPU counters and kernel BPF
-// run-time statistics.
+// The pieces of a BPF command run (bpfRun.h): preflight checks with one-line reasons, libbpf
+// logging, stop signals, stdout as a stop condition, bounded ring-buffer reads, per-CPU counters
+// and kernel BPF run-time statistics.
 #ifndef VTCTX_READER_BPF_SUPPORT_H_
 #define VTCTX_READER_BPF_SUPPORT_H_
 
@@ -10,14 +10,10 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <optional>
 #include <span>
-#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "targetProcess.h"
-#include "tlsResolver.h"
 
 struct ring_buffer;  // libbpf
 
@@ -33,12 +29,6 @@ absl::Status CheckBpfAccess();
 
 // libbpf's own messages go to stderr only with --verbose (warnings always).
 void SetLibbpfVerbose(bool verbose);
-
-// Resolves the slot recipe for the BPF programs (agentWait.h, `wait` as there; a stop signal
-// ends a wait), telling stderr which module was used and warning when several modules export the
-// symbol with different slots.
-absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
-                                               std::optional<double> wait);
 
 // SIGINT, SIGTERM, SIGHUP and SIGPIPE set a flag (a blocking poll returns EINTR; writes to stdout
 // are restarted; a write to a closed pipe fails with EPIPE instead of killing the reader).
@@ -100,9 +90,6 @@ struct ProgramRunStats {
   uint64_t run_time_ns = 0;
 };
 ProgramRunStats ReadProgramRunStats(int prog_fd);
-
-// Monotonic seconds.
-double NowSeconds();
 
 }  // namespace vtctx::reader
 

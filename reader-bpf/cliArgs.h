@@ -40,12 +40,15 @@ class ParsedArgs {
 
  private:
   friend absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args,
-                                              std::span<const FlagSpec> specs);
+                                              std::span<const FlagSpec> specs,
+                                              std::span<const FlagSpec> more);
   std::map<std::string, std::string, std::less<>> values_;
 };
 
-// Parses `args` (the words after the subcommand). `--help` is always accepted.
-absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<const FlagSpec> specs);
+// Parses `args` (the words after the subcommand) against the flags of `specs` and `more` (e.g.
+// flags shared by several commands, then a command's own). `--help` is always accepted.
+absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<const FlagSpec> specs,
+                                     std::span<const FlagSpec> more = {});
 
 }  // namespace vtctx::reader
 

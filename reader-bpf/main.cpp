@@ -67,6 +67,19 @@ int ExitCode(absl::StatusCode code) {
   }
 }
 
+// A command: its options parsed from `args`, then its help printed (--help) or it is run.
+template <typename Options>
+absl::Status ParseAndRun(absl::StatusOr<Options> (*parse)(std::span<char* const>), const char* help,
+                         absl::Status (*run)(const Options&), std::span<char* const> args) {
+  absl::StatusOr<Options> options = parse(args);
+  if (!options.ok()) return options.status();
+  if (options->help) {
+    fputs(help, stdout);
+    return absl::OkStatus();
+  }
+  return run(*options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,11 +98,14 @@ int main(int argc, char** argv) {
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
   absl::Status status;
   if (command == "resolve") {
-    status = vtctx::reader::RunResolve(args);
+    status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolveHelp,
+                         vtctx::reader::RunResolve, args);
   } else if (command == "syscalls") {
-    status = vtctx::reader::RunSyscalls(args);
+    status = ParseAndRun(vtctx::reader::ParseSyscallsOptions, vtctx::reader::kSyscallsHelp,
+                         vtctx::reader::RunSyscalls, args);
   } else if (command == "profile") {
-    status = vtctx::reader::RunProfile(args);
+    status = ParseAndRun(vtctx::reader::ParseProfileOptions, vtctx::reader::kProfileHelp,
+                         vtctx::reader::RunProfile, args);
   } else {
     fprintf(stderr, "vtctx-reader: unknown command '%s'\n%s", argv[1], kUsage);
     return 2;

@@ -1,19 +1,10 @@
 #include "processContextWatch.h"
 
-#include <time.h>
-
 #include <utility>
 
+#include "monotonicClock.h"
+
 namespace vtctx::reader {
-namespace {
-
-uint64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-}  // namespace
 
 ProcessContextWatch::ProcessContextWatch(MapsSource maps, MemoryReader& memory, Clock now)
     : maps_(std::move(maps)), memory_(memory), now_(std::move(now)) {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,15 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "errnoStatus.h"
+#include "monotonicClock.h"
 
 namespace vtctx::reader {
 namespace {
-
-uint64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // A pidfd for `pid`, -1 when the kernel (or a seccomp filter) does not offer pidfd_open, or an
 // error.
