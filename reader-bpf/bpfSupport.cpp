@@ -9,15 +9,12 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "errnoStatus.h"
-#include "processMemory.h"
 
 namespace vtctx::reader {
 namespace {
@@ -51,11 +48,6 @@ uint64_t EffectiveCaps() {
   return 0;
 }
 
-bool SameSlots(const vtctx_slot_recipe& a, const vtctx_slot_recipe& b) {
-  return a.kind == b.kind && a.tp_offset == b.tp_offset && a.module_id == b.module_id &&
-         a.module_offset == b.module_offset;
-}
-
 }  // namespace
 
 absl::Status CheckBpfAccess() {
@@ -78,27 +70,6 @@ void SetLibbpfVerbose(bool verbose) {
   libbpf_set_print(LibbpfPrint);
 }
 
-absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid) {
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
-  if (!memory.ok()) return ProcessAccessError(pid, memory.status());
-  absl::StatusOr<Resolution> resolution = ResolveProcess(pid, **memory);
-  if (!resolution.ok()) return resolution.status();
-  for (const std::string& w : resolution->warnings) {
-    fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
-  }
-  const ModuleResolution& chosen = resolution->modules.front();
-  for (size_t i = 1; i < resolution->modules.size(); ++i) {
-    if (!SameSlots(chosen.recipe, resolution->modules[i].recipe)) {
-      fprintf(stderr,
-              "vtctx-reader: warning: %s also exports " VTCTX_TLS_SYMBOL
-              " with a different slot; following %s only\n",
-              resolution->modules[i].path.c_str(), chosen.path.c_str());
-    }
-  }
-  fprintf(stderr, "vtctx-reader: pid %d: %s\n", pid, DescribeModule(chosen).c_str());
-  return chosen;
-}
-
 void InstallStopHandlers() {
   struct sigaction sa {};
   sa.sa_handler = OnStopSignal;
@@ -107,18 +78,37 @@ void InstallStopHandlers() {
   // which makes stdio drop its buffer (a cut JSON line). The poll loop still wakes up: epoll_wait
   // is never restarted after a handler (signal(7)), and it polls with a timeout anyway.
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(signal, &sa, nullptr);
 }
 
 bool StopRequested() { return g_stop != 0; }
 
-absl::Status ReadEventBatch(ring_buffer* rb, EventBatch& batch) {
+bool StdoutClosed() {
+  pollfd out = kStdoutClosed;
+  return poll(&out, 1, 0) == 1 && (out.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+absl::Status FlushStdout() {
+  // After a failed write stdio keeps the error flag; errno is that of the last failure.
+  if (fflush(stdout) == 0 && !ferror(stdout)) return absl::OkStatus();
+  const int err = errno;
+  if (StdoutClosed()) return absl::OkStatus();
+  return ErrnoStatus(err, "writing stdout");
+}
+
+absl::Status ReadEventBatch(ring_buffer* rb, EventBatch& batch, std::span<const pollfd> wake) {
   batch.left_ = EventBatch::kEvents;
   // Events come without wakeups unless the ring fills up (ringbufNotify.bpf.h): wait at most one
-  // interval, then consume whatever is there (poll consumes only when woken).
-  int n = batch.was_full_ ? 0 : ring_buffer__poll(rb, kPollIntervalMs);
-  if (n >= 0 || n == -EINTR) n = ring_buffer__consume(rb);
+  // interval, then consume whatever is there. The ring buffer's epoll fd is level-triggered: it
+  // polls readable while events are waiting.
+  if (!batch.was_full_) {
+    std::vector<pollfd> fds{{ring_buffer__epoll_fd(rb), POLLIN, 0}};
+    fds.insert(fds.end(), wake.begin(), wake.end());
+    if (poll(fds.data(), fds.size(), kPollIntervalMs) < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waiting for events: ", strerror(errno)));
+    }
+  }
+  const int n = ring_buffer__consume(rb);
   batch.was_full_ = n == EventBatch::kFull;
   if (n < 0 && n != -EINTR && n != EventBatch::kFull) {
     return absl::InternalError(absl::StrCat("consuming the ring buffer: ", strerror(-n)));
@@ -152,23 +142,6 @@ ProgramRunStats ReadProgramRunStats(int prog_fd) {
   __u32 len = sizeof info;
   if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0) return {};
   return {info.run_cnt, info.run_time_ns};
-}
-
-double NowSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-bool ProcessAlive(pid_t pid) {
-  // A zombie still answers kill(pid, 0); its state letter in /proc/<pid>/stat says it is gone.
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string stat;
-  if (!std::getline(in, stat)) return false;
-  const size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-  const char state = stat[paren + 2];
-  return state != 'Z' && state != 'X';
 }
 
 }  // namespace vtctx::reader

@@ -1,18 +1,19 @@
-// What every BPF subcommand shares: preflight checks with one-line reasons, libbpf logging, the
-// target's slot recipe, stop signals, bounded ring-buffer reads, per-CPU counters and kernel BPF
-// run-time statistics.
+// The pieces of a BPF command run (bpfRun.h): preflight checks with one-line reasons, libbpf
+// logging, stop signals, stdout as a stop condition, bounded ring-buffer reads, per-CPU counters
+// and kernel BPF run-time statistics.
 #ifndef VTCTX_READER_BPF_SUPPORT_H_
 #define VTCTX_READER_BPF_SUPPORT_H_
 
+#include <poll.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
-#include <string>
+#include <span>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "tlsResolver.h"
 
 struct ring_buffer;  // libbpf
 
@@ -29,13 +30,18 @@ absl::Status CheckBpfAccess();
 // libbpf's own messages go to stderr only with --verbose (warnings always).
 void SetLibbpfVerbose(bool verbose);
 
-// Resolves the slot recipe for the BPF programs, telling stderr which module was used and
-// warning when several modules export the symbol with different slots.
-absl::StatusOr<ModuleResolution> ResolveTarget(pid_t pid);
-
-// SIGINT / SIGTERM set a flag (a blocking poll returns EINTR; writes to stdout are restarted).
+// SIGINT, SIGTERM, SIGHUP and SIGPIPE set a flag (a blocking poll returns EINTR; writes to stdout
+// are restarted; a write to a closed pipe fails with EPIPE instead of killing the reader).
 void InstallStopHandlers();
 bool StopRequested();
+
+// stdout closed by its reader (`vtctx-reader syscalls ... | head -1`): the pipe polls POLLERR
+// (a socket or terminal POLLHUP), whether or not a write has failed yet. Not an error of the
+// reader: a run ends cleanly. kStdoutClosed in a ReadEventBatch wake set ends a wait then.
+bool StdoutClosed();
+inline constexpr pollfd kStdoutClosed = {STDOUT_FILENO, 0, 0};  // POLLERR/POLLHUP: always
+// Flushes stdout; a failure other than a closed stdout is returned.
+absl::Status FlushStdout();
 
 // Bounds each ring-buffer read. libbpf's ring_buffer__poll/consume process every record present
 // and keep going while the BPF side adds more: under a flood of events faster than the reader
@@ -56,15 +62,17 @@ class EventBatch {
   }
 
  private:
-  friend absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch);
+  friend absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch,
+                                     std::span<const pollfd> wake);
   friend void DrainEvents(::ring_buffer* rb, EventBatch& batch);
   uint64_t left_ = 0;
   bool was_full_ = false;  // the last read ended on kFull: more events are waiting
 };
 
 // One read of at most EventBatch::kEvents events: waits up to kPollIntervalMs for a wakeup first,
-// unless the previous read was full. An error (not EINTR) is returned as InternalError.
-absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch);
+// unless the previous read was full; the wait also ends when one of `wake` is ready (the caller
+// checks which). An error (not EINTR) is returned as InternalError.
+absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch, std::span<const pollfd> wake);
 
 // Consumes every event left, without a bound: for the end of a run, after detaching (so bounded by
 // the ring's size).
@@ -82,12 +90,6 @@ struct ProgramRunStats {
   uint64_t run_time_ns = 0;
 };
 ProgramRunStats ReadProgramRunStats(int prog_fd);
-
-// Monotonic seconds.
-double NowSeconds();
-
-// True while `pid` exists.
-bool ProcessAlive(pid_t pid);
 
 }  // namespace vtctx::reader
 

@@ -11,6 +11,19 @@
 #include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
+namespace {
+
+const FlagSpec* FindSpec(absl::string_view name, std::span<const FlagSpec> specs,
+                         std::span<const FlagSpec> more) {
+  for (std::span<const FlagSpec> list : {specs, more}) {
+    for (const FlagSpec& spec : list) {
+      if (spec.name == name) return &spec;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::string ParsedArgs::Get(absl::string_view name, absl::string_view fallback) const {
   auto it = values_.find(name);
@@ -37,6 +50,14 @@ absl::StatusOr<double> ParsedArgs::Seconds(absl::string_view name) const {
   return seconds;
 }
 
+absl::StatusOr<std::optional<double>> ParsedArgs::OptionalSeconds(absl::string_view name) const {
+  if (!Has(name)) return std::nullopt;
+  if (Get(name).empty()) return 0.0;
+  absl::StatusOr<double> seconds = Seconds(name);
+  if (!seconds.ok()) return seconds.status();
+  return *seconds;
+}
+
 absl::StatusOr<long> ParsedArgs::Integer(absl::string_view name, long fallback, long min,
                                          long max) const {
   if (!Has(name)) return fallback;
@@ -59,7 +80,8 @@ absl::StatusOr<std::string> ParsedArgs::Choice(absl::string_view name,
   return value;
 }
 
-absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<const FlagSpec> specs) {
+absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<const FlagSpec> specs,
+                                     std::span<const FlagSpec> more) {
   ParsedArgs parsed;
   for (size_t i = 0; i < args.size(); ++i) {
     absl::string_view word = args[i];
@@ -77,15 +99,14 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<cons
       name = word.substr(0, eq);
       inline_value = word.substr(eq + 1);
     }
-    auto spec =
-        std::find_if(specs.begin(), specs.end(), [&](const FlagSpec& s) { return s.name == name; });
-    if (spec == specs.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option --", name));
-    }
+    const FlagSpec* spec = FindSpec(name, specs, more);
+    if (spec == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown option --", name));
     std::string value;
     if (spec->takes_value) {
       if (inline_value.has_value()) {
         value = std::string(*inline_value);
+      } else if (spec->value_optional) {
+        value.clear();
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {

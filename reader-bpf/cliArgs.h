@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -18,6 +19,7 @@ namespace vtctx::reader {
 struct FlagSpec {
   absl::string_view name;  // without the leading "--"
   bool takes_value;
+  bool value_optional = false;  // with takes_value: a value only as `--name=value`
 };
 
 class ParsedArgs {
@@ -29,6 +31,8 @@ class ParsedArgs {
   // Typed accessors; InvalidArgument names the flag and the expected form.
   absl::StatusOr<pid_t> Pid() const;                             // --pid, required
   absl::StatusOr<double> Seconds(absl::string_view name) const;  // > 0; 0 if absent
+  // `--name[=S]`: nullopt if absent, 0 (no limit) without a value, else S > 0.
+  absl::StatusOr<std::optional<double>> OptionalSeconds(absl::string_view name) const;
   absl::StatusOr<long> Integer(absl::string_view name, long fallback, long min, long max) const;
   // The value must be one of `choices`; the first choice is the default.
   absl::StatusOr<std::string> Choice(absl::string_view name,
@@ -36,12 +40,15 @@ class ParsedArgs {
 
  private:
   friend absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args,
-                                              std::span<const FlagSpec> specs);
+                                              std::span<const FlagSpec> specs,
+                                              std::span<const FlagSpec> more);
   std::map<std::string, std::string, std::less<>> values_;
 };
 
-// Parses `args` (the words after the subcommand). `--help` is always accepted.
-absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<const FlagSpec> specs);
+// Parses `args` (the words after the subcommand) against the flags of `specs` and `more` (e.g.
+// flags shared by several commands, then a command's own). `--help` is always accepted.
+absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<const FlagSpec> specs,
+                                     std::span<const FlagSpec> more = {});
 
 }  // namespace vtctx::reader
 

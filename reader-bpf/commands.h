@@ -1,18 +1,30 @@
-// The subcommands of vtctx-reader. Each parses its own flags, prints data to stdout and
-// diagnostics to stderr, and returns OK (exit 0) or the status main turns into a one-line reason
-// and an exit code (see main.cpp).
+// The subcommands of vtctx-reader: a help text, options (commandOptions.h) and a run. main parses
+// the options and prints the help when asked, else runs the command; a run prints data to stdout
+// and diagnostics to stderr, and returns OK (exit 0) or the status main turns into a one-line
+// reason and an exit code (see main.cpp).
 #ifndef VTCTX_READER_COMMANDS_H_
 #define VTCTX_READER_COMMANDS_H_
 
-#include <span>
-
 #include "absl/status/status.h"
+#include "commandOptions.h"
+#include "vtctx/record.h"
+
+// Help text of `--wait`, for every command that takes it (agentWait.h).
+#define VTCTX_WAIT_HELP                                                                          \
+  "  --wait[=S]       when P does not export " VTCTX_TLS_SYMBOL                                  \
+  " yet (agent not loaded, or\n"                                                                 \
+  "                   being loaded), wait for it: P's maps are read every 200 ms, for at most\n" \
+  "                   S seconds (default: no limit); exit 3 if P exits meanwhile\n"
 
 namespace vtctx::reader {
 
-absl::Status RunResolve(std::span<char* const> args);
-absl::Status RunSyscalls(std::span<char* const> args);
-absl::Status RunProfile(std::span<char* const> args);
+extern const char kResolveHelp[];
+extern const char kSyscallsHelp[];
+extern const char kProfileHelp[];
+
+absl::Status RunResolve(const ResolveOptions& options);
+absl::Status RunSyscalls(const SyscallsOptions& options);
+absl::Status RunProfile(const ProfileOptions& options);
 
 }  // namespace vtctx::reader
 

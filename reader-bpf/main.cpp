@@ -1,14 +1,15 @@
 // vtctx-reader: reads OTEP 4947 thread contexts (`otel_thread_ctx_v1`) of a live process.
 //
-// Exit codes: 0 ok; 1 other failure; 2 usage; 3 no such process; 4 no permission (ptrace, or
-// not root / no CAP_BPF for BPF); 5 the process does not export the symbol (agent not loaded);
-// 6 descriptor not resolved yet (retry); 7 unsupported (access model, kernel without BTF).
+// Exit codes: in kUsage below (and docs/reader.md).
+#include <signal.h>
+
 #include <cstdio>
 #include <cstring>
 #include <span>
 
 #include "absl/strings/string_view.h"
 #include "commands.h"
+#include "vtctx/record.h"
 
 namespace {
 
@@ -30,11 +31,24 @@ constexpr char kUsage[] =
     "Record attributes are named through the process context's attribute key map\n"
     "(\"#<index>\" when it names no such key).\n"
     "\n"
-    "`vtctx-reader <command> --help` describes a command's options.\n";
+    "`vtctx-reader <command> --help` describes a command's options.\n"
+    "\n"
+    "exit codes:\n"
+    "  0  ok; syscalls and profile also when stopped by SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
+    "     --duration, the target's exit, or stdout closed by its reader (e.g. | head -1)\n"
+    "  1  other failure (libbpf, perf_event_open, writing stdout, ...)\n"
+    "  2  usage\n"
+    "  3  no such process, or it exited while it was resolved or waited for\n"
+    "  4  no permission (ptrace; BPF needs root or CAP_BPF and CAP_PERFMON)\n"
+    "  5  the process does not export " VTCTX_TLS_SYMBOL
+    " (agent not loaded; see --wait)\n"
+    "  6  its TLS access is not resolved yet (the middle of a dlopen: retry, or --wait)\n"
+    "  7  unsupported (access model, kernel without BTF)\n";
 
 int ExitCode(absl::StatusCode code) {
   switch (code) {
     case absl::StatusCode::kOk:
+    case absl::StatusCode::kCancelled:  // stopped by a signal while waiting (--wait)
       return 0;
     case absl::StatusCode::kInvalidArgument:
       return 2;
@@ -53,9 +67,25 @@ int ExitCode(absl::StatusCode code) {
   }
 }
 
+// A command: its options parsed from `args`, then its help printed (--help) or it is run.
+template <typename Options>
+absl::Status ParseAndRun(absl::StatusOr<Options> (*parse)(std::span<char* const>), const char* help,
+                         absl::Status (*run)(const Options&), std::span<char* const> args) {
+  absl::StatusOr<Options> options = parse(args);
+  if (!options.ok()) return options.status();
+  if (options->help) {
+    fputs(help, stdout);
+    return absl::OkStatus();
+  }
+  return run(*options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout is not an error of the reader: writes fail with EPIPE instead of killing it
+  // (the streaming commands handle SIGPIPE as a stop request instead, bpfSupport.h).
+  signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     fputs(kUsage, stderr);
     return 2;
@@ -68,11 +98,14 @@ int main(int argc, char** argv) {
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
   absl::Status status;
   if (command == "resolve") {
-    status = vtctx::reader::RunResolve(args);
+    status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolveHelp,
+                         vtctx::reader::RunResolve, args);
   } else if (command == "syscalls") {
-    status = vtctx::reader::RunSyscalls(args);
+    status = ParseAndRun(vtctx::reader::ParseSyscallsOptions, vtctx::reader::kSyscallsHelp,
+                         vtctx::reader::RunSyscalls, args);
   } else if (command == "profile") {
-    status = vtctx::reader::RunProfile(args);
+    status = ParseAndRun(vtctx::reader::ParseProfileOptions, vtctx::reader::kProfileHelp,
+                         vtctx::reader::RunProfile, args);
   } else {
     fprintf(stderr, "vtctx-reader: unknown command '%s'\n%s", argv[1], kUsage);
     return 2;

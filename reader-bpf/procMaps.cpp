@@ -77,7 +77,11 @@ std::vector<Mapping> ParseMaps(absl::string_view text) {
 }
 
 absl::StatusOr<std::vector<Mapping>> ReadMaps(pid_t pid) {
-  const std::string path = absl::StrCat("/proc/", pid, "/maps");
+  return ReadMapsIn(absl::StrCat("/proc/", pid));
+}
+
+absl::StatusOr<std::vector<Mapping>> ReadMapsIn(absl::string_view proc_dir) {
+  const std::string path = absl::StrCat(proc_dir, "/maps");
   std::ifstream in(path);
   if (!in) return ErrnoStatus(errno, absl::StrCat("open ", path));
   std::stringstream buffer;

@@ -35,6 +35,8 @@ std::vector<Mapping> ParseMaps(absl::string_view text);
 
 // Reads /proc/<pid>/maps. NotFound if the process does not exist, PermissionDenied if not ours.
 absl::StatusOr<std::vector<Mapping>> ReadMaps(pid_t pid);
+// The same under a process's /proc directory, e.g. a held one (targetProcess.h).
+absl::StatusOr<std::vector<Mapping>> ReadMapsIn(absl::string_view proc_dir);
 
 // One loaded instance of a file: its mappings in address order, starting with the one at file
 // offset 0. A file loaded twice (dlmopen) gives two instances.

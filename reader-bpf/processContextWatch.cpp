@@ -1,17 +1,10 @@
 #include "processContextWatch.h"
 
-#include <time.h>
+#include <utility>
+
+#include "monotonicClock.h"
 
 namespace vtctx::reader {
-namespace {
-
-uint64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-}  // namespace
 
 ProcessContextWatch::ProcessContextWatch(MapsSource maps, MemoryReader& memory, Clock now)
     : maps_(std::move(maps)), memory_(memory), now_(std::move(now)) {
@@ -25,10 +18,10 @@ ProcessContextWatch::ProcessContextWatch(MapsSource maps, MemoryReader& memory, 
   }
 }
 
-std::unique_ptr<ProcessContextWatch> ProcessContextWatch::ForProcess(pid_t pid,
+std::unique_ptr<ProcessContextWatch> ProcessContextWatch::ForProcess(std::string proc_dir,
                                                                      MemoryReader& memory) {
-  return std::make_unique<ProcessContextWatch>([pid] { return ReadMaps(pid); }, memory,
-                                               MonotonicNs);
+  return std::make_unique<ProcessContextWatch>(
+      [dir = std::move(proc_dir)] { return ReadMapsIn(dir); }, memory, MonotonicNs);
 }
 
 void ProcessContextWatch::ReadAll(const std::vector<Mapping>& maps) {

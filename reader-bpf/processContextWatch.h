@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,8 +44,9 @@ class ProcessContextWatch {
 
   // Reads the context once. `memory` must outlive the watch.
   ProcessContextWatch(MapsSource maps, MemoryReader& memory, Clock now);
-  // The live process `pid` (its /proc/<pid>/maps, the monotonic clock).
-  static std::unique_ptr<ProcessContextWatch> ForProcess(pid_t pid, MemoryReader& memory);
+  // A live process through its /proc directory `proc_dir` (its maps, the monotonic clock).
+  static std::unique_ptr<ProcessContextWatch> ForProcess(std::string proc_dir,
+                                                         MemoryReader& memory);
 
   const ProcessContext& context() const { return context_; }
   const AttributeNames& names() const { return names_; }

@@ -1,5 +1,7 @@
 // Reading another process's memory. MemoryReader is the seam the resolver and its tests share;
-// ProcessMemory reads a live process with process_vm_readv, falling back to /proc/<pid>/mem.
+// ProcessMemory reads a live process with process_vm_readv, falling back to /proc/<pid>/mem; one
+// opened under a held process's directory reads that process's memory only (its mem file is bound
+// to the process's address space when opened, process_vm_readv to a pid number).
 #ifndef VTCTX_READER_PROCESS_MEMORY_H_
 #define VTCTX_READER_PROCESS_MEMORY_H_
 
@@ -11,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace vtctx::reader {
 
@@ -31,12 +34,14 @@ class ProcessMemory final : public MemoryReader {
  public:
   // Fails with NotFound / PermissionDenied if the process is gone / not ours to read.
   static absl::StatusOr<std::unique_ptr<ProcessMemory>> Open(pid_t pid);
+  // Reads through `proc_dir`/mem only (e.g. a held process's directory, targetProcess.h).
+  static absl::StatusOr<std::unique_ptr<ProcessMemory>> OpenIn(absl::string_view proc_dir);
   ~ProcessMemory() override;
   absl::Status Read(uint64_t address, void* out, size_t size) override;
 
  private:
   ProcessMemory(pid_t pid, int mem_fd) : pid_(pid), mem_fd_(mem_fd) {}
-  pid_t pid_;
+  pid_t pid_;   // 0: read through mem_fd_ only
   int mem_fd_;  // /proc/<pid>/mem, used when process_vm_readv is unavailable
 };
 

@@ -12,6 +12,7 @@
 
 #include "profile.h"
 #include "ringbufNotify.bpf.h"
+#include "targetFilter.bpf.h"
 #include "tlsSlot.bpf.h"
 // clang-format on
 
@@ -19,7 +20,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u32 target_tgid = 0;
 const volatile struct vtctx_slot_recipe vtctx_recipe = {};
 const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
 /* VTCTX_PROFILE_EVENTS: also collect user and kernel stack ids (folded output aggregated in user
@@ -48,17 +48,8 @@ struct {
   __uint(value_size, VTCTX_MAX_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, VTCTX_PC_COUNTERS);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 which) {
-  __u64* c = bpf_map_lookup_elem(&counters, &which);
-  if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
-}
+#define VTCTX_COUNTERS VTCTX_PC_COUNTERS
+#include "perCpuCounters.bpf.h"
 
 static __always_inline void stack_ids(struct bpf_perf_event_data* pe, __s32* user, __s32* kernel) {
   /* User stack through frame pointers (the kernel's perf unwinder); kernel stack via ORC. */
@@ -133,7 +124,7 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
   __u64 id = bpf_get_current_pid_tgid();
   int err;
 
-  if ((__u32)(id >> 32) != target_tgid) return 0;
+  if (!vtctx_is_target(id)) return 0;
   /* No per-sample counter: every sample of the target is counted in `counts`, sent as an event,
    * or counted as dropped, so user space derives the total (a counter here would cost one more
    * cold map access per sample). */

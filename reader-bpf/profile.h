@@ -1,4 +1,4 @@
-/* Shared by profile.bpf.c and profileCommand.cpp. */
+/* Shared by profile.bpf.c, profile.cpp and profileReport.cpp. */
 #ifndef VTCTX_READER_PROFILE_H_
 #define VTCTX_READER_PROFILE_H_
 

@@ -124,8 +124,9 @@ SymbolTable ParsePerfMap(absl::string_view text) {
   return table;
 }
 
-Symbolizer::Symbolizer(pid_t pid) : pid_(pid) {
-  absl::StatusOr<std::vector<Mapping>> maps = ReadMaps(pid);
+Symbolizer::Symbolizer(pid_t pid, std::string proc_dir)
+    : pid_(pid), proc_dir_(std::move(proc_dir)) {
+  absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(proc_dir_);
   if (!maps.ok()) return;
   files_ = GroupMappedFiles(*maps);
   for (const Mapping& m : *maps) {
@@ -137,7 +138,7 @@ const SymbolTable& Symbolizer::FileSymbols(const MappedFile& file) {
   auto& slot = file_symbols_[file.path];
   if (!slot) {
     slot = std::make_unique<SymbolTable>();
-    LoadElfFunctions(absl::StrCat("/proc/", pid_, "/root", file.path), *slot);
+    LoadElfFunctions(absl::StrCat(proc_dir_, "/root", file.path), *slot);
     if (slot->empty()) LoadElfFunctions(file.path, *slot);  // the process may be gone by now
     slot->Finish();
   }
@@ -153,7 +154,7 @@ std::string Symbolizer::User(uint64_t address, bool return_address) {
       uint64_t load_bias = 0;
       if (bias == file_bias_.end()) {
         absl::StatusOr<ElfTlsExport> elf =
-            ReadTlsExportFromFile(absl::StrCat("/proc/", pid_, "/root", file.path), "");
+            ReadTlsExportFromFile(absl::StrCat(proc_dir_, "/root", file.path), "");
         load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
         file_bias_[file.path + "@" + std::to_string(file.mappings.front().start)] = load_bias;
       } else {

@@ -40,9 +40,10 @@ SymbolTable ParsePerfMap(absl::string_view text);
 
 class Symbolizer {
  public:
-  // Snapshots the maps of `pid` now. Call it while the process runs (JIT code and dlopen'ed
-  // libraries seen during sampling must still be mapped); false if the maps were unreadable.
-  explicit Symbolizer(pid_t pid);
+  // Snapshots the maps of `pid` now, read under its /proc directory `proc_dir` (a held process's:
+  // targetProcess.h). Call it while the process runs (JIT code and dlopen'ed libraries seen during
+  // sampling must still be mapped); false if the maps were unreadable.
+  Symbolizer(pid_t pid, std::string proc_dir);
   bool has_maps() const { return !files_.empty(); }
 
   // `return_address`: the address is a return address (every frame but the innermost), so the
@@ -54,6 +55,7 @@ class Symbolizer {
   const SymbolTable& FileSymbols(const MappedFile& file);
 
   pid_t pid_;
+  std::string proc_dir_;
   std::vector<MappedFile> files_;
   std::vector<Mapping> anonymous_;
   std::map<std::string, std::unique_ptr<SymbolTable>> file_symbols_;  // by path

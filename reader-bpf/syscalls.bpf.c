@@ -12,13 +12,13 @@
 
 #include "syscalls.h"
 #include "ringbufNotify.bpf.h"
+#include "targetFilter.bpf.h"
 #include "tlsSlot.bpf.h"
 // clang-format on
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load. */
-const volatile __u32 target_tgid = 0;
 const volatile struct vtctx_slot_recipe vtctx_recipe = {};
 const volatile __u64 syscall_mask[VTCTX_SYSCALL_MAX / 64] = {};
 /* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
@@ -29,17 +29,8 @@ struct {
   __uint(max_entries, 16 << 20); /* resized by user space (--ringbuf-mb) */
 } events SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, VTCTX_SC_COUNTERS);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
-
-static __always_inline void count(__u32 which) {
-  __u64* c = bpf_map_lookup_elem(&counters, &which);
-  if (c) *c += 1; /* per-CPU slot: no other writer while this program runs on this CPU */
-}
+#define VTCTX_COUNTERS VTCTX_SC_COUNTERS
+#include "perCpuCounters.bpf.h"
 
 /* Syscall arguments from the user registers saved at entry. `regs` is a trusted BTF pointer in
  * tp_btf programs (plain loads, CO-RE relocated through vmlinux.h's preserve_access_index) but
@@ -79,7 +70,7 @@ static __always_inline int on_sys_enter(struct pt_regs* regs, long nr, bool trus
   __u64 id = bpf_get_current_pid_tgid();
   __u32 attrs;
 
-  if ((__u32)(id >> 32) != target_tgid) return 0;
+  if (!vtctx_is_target(id)) return 0;
   if (nr < 0 || nr >= VTCTX_SYSCALL_MAX) return 0;
   if (!((syscall_mask[nr >> 6] >> (nr & 63)) & 1)) return 0;
   count(VTCTX_SC_MATCHED);

@@ -1,4 +1,4 @@
-/* Shared by syscalls.bpf.c and syscallsCommand.cpp: the ring-buffer event and the counters. */
+/* Shared by syscalls.bpf.c and syscalls.cpp: the ring-buffer event and the counters. */
 #ifndef VTCTX_READER_SYSCALLS_H_
 #define VTCTX_READER_SYSCALLS_H_
 

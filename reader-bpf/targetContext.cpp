@@ -8,8 +8,10 @@
 
 namespace vtctx::reader {
 
-TargetContext::TargetContext(pid_t pid, bool verbose) : pid_(pid), verbose_(verbose) {
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
+TargetContext::TargetContext(const TargetProcess& target, bool verbose)
+    : pid_(target.pid()), verbose_(verbose) {
+  const pid_t pid = pid_;
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
   if (!memory.ok()) {
     last_note_ =
         absl::StrCat("pid ", pid, ": process context unreadable (", memory.status().message(),
@@ -19,7 +21,7 @@ TargetContext::TargetContext(pid_t pid, bool verbose) : pid_(pid), verbose_(verb
     return;
   }
   memory_ = *std::move(memory);
-  watch_ = ProcessContextWatch::ForProcess(pid, *memory_);
+  watch_ = ProcessContextWatch::ForProcess(target.dir(), *memory_);
   Report();
 }
 

@@ -16,12 +16,14 @@
 #include "attributeNames.h"
 #include "processContextWatch.h"
 #include "processMemory.h"
+#include "targetProcess.h"
 
 namespace vtctx::reader {
 
 class TargetContext {
  public:
-  TargetContext(pid_t pid, bool verbose);
+  // Reads through the held process's directory only: never another process's context.
+  TargetContext(const TargetProcess& target, bool verbose);
 
   const AttributeNames& names() const { return watch_ ? watch_->names() : none_; }
 

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -42,8 +43,8 @@ class StoppedThread {
       if (err == EPERM) {
         if (const pid_t tracer = TracerOf(tid); tracer != 0) {
           return absl::FailedPreconditionError(
-              absl::StrCat("thread ", tid, " is already traced by pid ", tracer,
-                           " (a debugger or strace?); detach it and retry"));
+              absl::StrCat("already traced by pid ", tracer,
+                           " (a debugger, strace or another reader?): not stopped, not read"));
         }
       }
       return ErrnoStatus(err, absl::StrCat("ptrace(SEIZE) of thread ", tid));
@@ -90,9 +91,9 @@ class StoppedThread {
   int signal_;
 };
 
-std::vector<pid_t> ListThreads(pid_t pid, absl::Status& error) {
+std::vector<pid_t> ListThreads(const std::string& proc_dir, absl::Status& error) {
   std::vector<pid_t> tids;
-  const std::string dir = absl::StrCat("/proc/", pid, "/task");
+  const std::string dir = absl::StrCat(proc_dir, "/task");
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) {
     error = ErrnoStatus(errno, absl::StrCat("open ", dir));
@@ -107,8 +108,8 @@ std::vector<pid_t> ListThreads(pid_t pid, absl::Status& error) {
   return tids;
 }
 
-std::string ThreadName(pid_t pid, pid_t tid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/task/", tid, "/comm"));
+std::string ThreadName(const std::string& proc_dir, pid_t tid) {
+  std::ifstream in(absl::StrCat(proc_dir, "/task/", tid, "/comm"));
   std::string name;
   std::getline(in, name);
   return name;
@@ -146,27 +147,36 @@ void ReadContextAt(uint64_t slot, MemoryReader& memory, ThreadSnapshot& out) {
   }
 }
 
-absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(pid_t pid,
+absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess& target,
                                                             const vtctx_slot_recipe& recipe,
                                                             MemoryReader& memory) {
+  const pid_t pid = target.pid();
   absl::Status list_error;
-  const std::vector<pid_t> tids = ListThreads(pid, list_error);
+  const std::vector<pid_t> tids = ListThreads(target.dir(), list_error);
   if (!list_error.ok()) return ProcessAccessError(pid, list_error);
 
   std::vector<ThreadSnapshot> out;
   for (pid_t tid : tids) {
-    absl::StatusOr<std::optional<StoppedThread>> stopped = StoppedThread::Stop(tid);
-    if (!stopped.ok()) {
-      if (absl::IsFailedPrecondition(stopped.status())) {  // already traced: not a privilege issue
-        return absl::PermissionDeniedError(stopped.status().message());
-      }
-      return ProcessAccessError(pid, stopped.status());
-    }
-    if (!stopped->has_value()) continue;  // the thread exited
-
     ThreadSnapshot snap;
     snap.tid = tid;
-    snap.name = ThreadName(pid, tid);
+    absl::StatusOr<std::optional<StoppedThread>> stopped = StoppedThread::Stop(tid);
+    if (!stopped.ok() && absl::IsFailedPrecondition(stopped.status())) {
+      // Traced by someone else: this thread cannot be stopped, so its record could tear; the
+      // thread pointer is out of reach too. The other threads can still be read.
+      snap.name = ThreadName(target.dir(), tid);
+      snap.status = VTCTX_CTX_NO_TP;
+      snap.note = std::string(stopped.status().message());
+      out.push_back(std::move(snap));
+      continue;
+    }
+    if (!stopped.ok()) return ProcessAccessError(pid, stopped.status());
+    if (!stopped->has_value()) continue;  // the thread exited
+    // A tid listed before it was stopped may have been freed and taken by another process's
+    // thread: it is the target's if it is still in the held process's task list. A thread we
+    // hold stopped cannot free its tid (a tracee is reaped by its tracer).
+    if (access(absl::StrCat(target.dir(), "/task/", tid).c_str(), F_OK) != 0) continue;
+
+    snap.name = ThreadName(target.dir(), tid);
     absl::StatusOr<uint64_t> tp = ReadThreadPointer(tid);
     if (!tp.ok()) {
       snap.status = VTCTX_CTX_NO_TP;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "processMemory.h"
 #include "recordFormat.h"
+#include "targetProcess.h"
 #include "tlsSlot.h"
 
 namespace vtctx::reader {
@@ -37,9 +38,10 @@ struct ThreadSnapshot {
 // Reads the context at `slot` (pointer, header, then attrs-data up to the OTEP bound) into `out`.
 void ReadContextAt(uint64_t slot, MemoryReader& memory, ThreadSnapshot& out);
 
-// Snapshot of all threads of `pid` (threads that exit meanwhile are left out). Fails with
-// NotFound / PermissionDenied (e.g. already traced by a debugger) as the resolver does.
-absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(pid_t pid,
+// Snapshot of all threads of the held `target` (threads that exit meanwhile are left out). A
+// thread already traced by someone else (a debugger, strace, another reader) cannot be stopped:
+// it is listed unread, with a note. Fails with NotFound / PermissionDenied as the resolver does.
+absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess& target,
                                                             const vtctx_slot_recipe& recipe,
                                                             MemoryReader& memory);
 

@@ -160,7 +160,8 @@ absl::Status ProcessAccessError(pid_t pid, const absl::Status& cause) {
   return cause;
 }
 
-absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory) {
+absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory,
+                                          FilesWithoutSymbol* skip) {
   absl::StatusOr<std::vector<Mapping>> maps = ReadMaps(pid);
   if (!maps.ok()) return ProcessAccessError(pid, maps.status());
   const std::optional<FileId> exe = ExecutableId(pid);
@@ -169,12 +170,19 @@ absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory) {
   Resolution result;
   absl::Status first_failure;
   for (const MappedFile& file : GroupMappedFiles(*maps)) {
+    const auto id = std::make_tuple(file.dev_major, file.dev_minor, file.inode);
+    if (skip != nullptr && skip->contains(id)) continue;
     absl::StatusOr<ElfTlsExport> elf = ReadMappedElf(pid, file);
     if (!elf.ok()) {
       if (absl::IsPermissionDenied(elf.status())) return ProcessAccessError(pid, elf.status());
-      continue;  // not an ELF (data files, archives): cannot export anything
+      // Not an ELF (data files, archives): cannot export anything.
+      if (skip != nullptr && absl::IsInvalidArgument(elf.status())) skip->insert(id);
+      continue;
     }
-    if (!elf->symbol.has_value()) continue;
+    if (!elf->symbol.has_value()) {
+      if (skip != nullptr) skip->insert(id);
+      continue;
+    }
     const bool is_exe = exe.has_value() && exe->inode == file.inode &&
                         exe->major == file.dev_major && exe->minor == file.dev_minor;
 

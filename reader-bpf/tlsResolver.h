@@ -8,7 +8,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -44,7 +46,12 @@ struct Resolution {
   std::vector<ModuleResolution> modules;  // at least one
   std::vector<std::string> warnings;
 };
-absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory);
+// Mapped files (device, inode) found not to export the symbol. Given one, ResolveProcess reads
+// only files it does not hold yet and adds those without the symbol: polling a process for the
+// agent costs a maps read and the ELF reads of newly mapped files.
+using FilesWithoutSymbol = std::set<std::tuple<uint32_t, uint32_t, uint64_t>>;
+absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory,
+                                          FilesWithoutSymbol* skip = nullptr);
 
 // One-line description of a module's resolution, e.g.
 // "/x/libvtctx.so: tlsdesc, static TLS at tp-152".

@@ -18,9 +18,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_reader,
-                           stop_jvm)
-from jvmTest import expected_context
+from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_markers,
+                           run_reader, stop_jvm)
+from jvmTest import context_matches, match_markers
 
 SERVICE = "vtctx-attr-test"
 UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -99,11 +99,7 @@ def main():
         reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write",
                                                "--format", "json"])
         reader.wait_attached()
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
-        done = json.loads(out.wait_for(lambda l: '"done"' in l, 300, "JVM done"))
-        events = json_lines(reader.stop())
-        summary = reader.summary()
+        done, events, summary = run_markers(jvm, out, reader)
         keys = done["keys"]
         key_map = sorted(keys, key=keys.get)
         check([keys[k] for k in key_map] == list(range(len(keys))),
@@ -117,22 +113,16 @@ def main():
 
     total = done["markers"]
     check(total == args.threads * args.iterations, f"JVM reports {total} markers")
-    seen, carriers, wrong = {}, {}, []
-    for e in events:
-        marker = e["count"] - base
-        if not 0 <= marker < total:
-            continue
-        check(marker not in seen, f"marker {marker} reported twice")
-        seen[marker] = e
-        want = expected_attributes(marker, args.iterations, args.late_keys)
+
+    def matches(marker, e, iterations):
+        want = expected_attributes(marker, iterations, args.late_keys)
         if args.wrong_expectation and marker == total // 2:
             want["user.id"] += "-wrong"
         want_attrs = {str(keys[name]): value for name, value in want.items()}
-        ids = expected_context(marker, args.iterations)
-        if (e.get("attributes") != want or e.get("attrs") != want_attrs
-                or any(e[k] != v for k, v in ids.items())):
-            wrong.append((marker, e, want))
-        carriers.setdefault(marker // args.iterations, set()).add(e["tid"])
+        ids_ok, _ = context_matches(marker, e, iterations)
+        return e.get("attributes") == want and e.get("attrs") == want_attrs and ids_ok, want
+
+    seen, wrong, carriers = match_markers(events, base, total, args.iterations, matches)
     for marker, e, want in wrong[:10]:
         print(f"WRONG marker {marker}: got {e}, want attributes {want}", file=sys.stderr)
     moved = sum(1 for tids in carriers.values() if len(tids) > 1)

@@ -12,8 +12,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_reader,
-                           stop_jvm)
+from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_markers,
+                           run_reader, stop_jvm)
 
 
 def expected_context(marker, iterations):
@@ -24,6 +24,34 @@ def expected_context(marker, iterations):
         "trace_flags": "01",
         "valid": 1,
     }
+
+
+def context_matches(marker, event, iterations):
+    """(whether `event` carries marker's context, that context)."""
+    want = expected_context(marker, iterations)
+    return all(event[k] == v for k, v in want.items()), want
+
+
+def match_markers(events, base, total, iterations, matches=context_matches):
+    """Maps the marker writes among `events` (syscalls json; a write of base + m bytes is marker
+    m of virtual thread m // iterations) to their markers and checks each with
+    matches(marker, event, iterations) -> (ok, expected). Returns ({marker: event},
+    [(marker, event, expected) not ok], {virtual thread: tids}); fails on a marker reported
+    twice."""
+    seen = {}
+    carriers = {}
+    wrong = []
+    for e in events:
+        marker = e["count"] - base
+        if not 0 <= marker < total:
+            continue
+        check(marker not in seen, f"marker {marker} reported twice: {seen.get(marker)} / {e}")
+        seen[marker] = e
+        ok, want = matches(marker, e, iterations)
+        if not ok:
+            wrong.append((marker, e, want))
+        carriers.setdefault(marker // iterations, set()).add(e["tid"])
+    return seen, wrong, carriers
 
 
 def main():
@@ -69,11 +97,7 @@ def main():
         reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write",
                                                "--format", "json"])
         reader.wait_attached()
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
-        done = json.loads(out.wait_for(lambda l: '"done"' in l, 300, "JVM done"))
-        events = json_lines(reader.stop())
-        summary = reader.summary()
+        done, events, summary = run_markers(jvm, out, reader)
     finally:
         if reader:
             reader.kill()
@@ -81,19 +105,7 @@ def main():
 
     total = done["markers"]
     check(total == args.threads * args.iterations, f"JVM reports {total} markers")
-    seen = {}
-    carriers = {}
-    wrong = []
-    for e in events:
-        marker = e["count"] - base
-        if not 0 <= marker < total:
-            continue
-        check(marker not in seen, f"marker {marker} reported twice: {seen.get(marker)} / {e}")
-        seen[marker] = e
-        want = expected_context(marker, args.iterations)
-        if any(e[k] != v for k, v in want.items()):
-            wrong.append((marker, e, want))
-        carriers.setdefault(marker // args.iterations, set()).add(e["tid"])
+    seen, wrong, carriers = match_markers(events, base, total, args.iterations)
     missing = total - len(seen)
     for marker, e, want in wrong[:10]:
         print(f"MISATTRIBUTED marker {marker}: got {e}, want {want}", file=sys.stderr)

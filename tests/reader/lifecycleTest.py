@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Clean stops of the streaming commands: SIGINT, SIGTERM, --duration and the target exiting all
-end with exit code 0 and one summary line on stderr (after 'vtctx-reader: attached'), for
-`syscalls` and `profile`; for `syscalls` SIGTERM and --duration also while the target issues
-more events than the reader can print (the flood goes on after the reader has stopped).
+"""Clean stops of the streaming commands: SIGINT, SIGTERM, SIGHUP, SIGPIPE, --duration, the
+target exiting and stdout closed by its reader all end with exit code 0 and one summary line on
+stderr (after 'vtctx-reader: attached'), for `syscalls` and `profile`. stdout closes behind
+`| head -1` while events are printed, and also while nothing is printed (the reader of the pipe
+goes away: nothing could ever be read). For `syscalls` SIGTERM and --duration also stop it while
+the target issues more events than the reader can print (the flood goes on after the reader has
+stopped).
 
   lifecycleTest.py --reader R --writer ctxWriter_dl --tlsdesc-lib libctxfix_tlsdesc.so
 """
-import argparse
 import json
 import os
 import signal
@@ -14,7 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, require_root
+from readerHarness import LineReader, StreamingReader, check, fail, root_test_args
 
 
 def start_writer(args):
@@ -26,16 +28,17 @@ def start_writer(args):
     return proc, pid
 
 
-STOPPED_BY = {"SIGINT": "(signal", "SIGTERM": "(signal", "duration": "(duration",
-              "target exit": "(target exited"}
+SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE")
+STOPPED_BY = {**{name: "(signal" for name in SIGNALS}, "duration": "(duration",
+              "target exit": "(target exited", "closed stdout": "(stdout closed"}
 
 
-def run_and_stop(args, cmd, extra, how, act, timeout, label):
+def run_and_stop(args, cmd, extra, how, act, timeout, label, collect_stdout=True):
     """Runs `cmd` on a fresh writer; once it is attached, act(writer, reader) makes it stop. Checks
     that it exits 0 within `timeout` s with one summary line naming how it stopped. Returns that
     line and whether the writer was still running when the reader had exited."""
     writer, pid = start_writer(args)
-    reader = StreamingReader(args.reader, [cmd, "--pid", str(pid)] + extra)
+    reader = StreamingReader(args.reader, [cmd, "--pid", str(pid)] + extra, collect_stdout)
     try:
         reader.wait_attached()
         act(writer, reader)
@@ -44,7 +47,8 @@ def run_and_stop(args, cmd, extra, how, act, timeout, label):
         except subprocess.TimeoutExpired:
             fail(f"{label}: no stop within {timeout} s")
         writer_running = writer.poll() is None
-        reader.stdout_thread.join(30)
+        if collect_stdout:
+            reader.stdout_thread.join(30)
         reader.stderr.thread.join(30)
     finally:
         reader.kill()
@@ -64,7 +68,7 @@ def stop_with(args, cmd, how):
         extra += ["--duration", "0.5"]
 
     def act(writer, reader):
-        if how in ("SIGINT", "SIGTERM"):
+        if how in SIGNALS:
             reader.proc.send_signal(getattr(signal, how))
         elif how == "target exit":
             writer.stdin.write("quit\n")
@@ -97,18 +101,48 @@ def stop_under_flood(args, how):
     check(int(fields["events"]) > 0, f"no event seen during the flood: {summary!r}")
 
 
+def stop_by_closed_stdout(args, cmd, busy):
+    """`cmd --format json | head -1` while the target makes events (busy: a writer command that
+    keeps it making them), or, busy None, stdout closed while nothing is printed."""
+    extra = (["--syscall", "write"] if cmd == "syscalls" else ["--hz", "999"]) + ["--format",
+                                                                                  "json"]
+    head = None
+
+    def act(writer, reader):
+        nonlocal head
+        if busy is None:
+            reader.proc.stdout.close()
+            return
+        head = subprocess.Popen(["head", "-1"], stdin=reader.proc.stdout, stdout=subprocess.PIPE,
+                                text=True)
+        reader.proc.stdout.close()  # head holds the pipe's only read end
+        writer.stdin.write(busy + "\n")
+        writer.stdin.flush()
+
+    label = f"{cmd} stopped by a closed stdout " + ("behind | head -1" if busy else "(idle)")
+    try:
+        _, writer_running = run_and_stop(args, cmd, extra, "closed stdout", act,
+                                         STOP_UNDER_FLOOD_S, label, collect_stdout=False)
+        if busy is not None:
+            line = head.communicate(timeout=30)[0]
+            check(line.startswith("{"), f"{label}: head read {line!r}")
+            check(writer_running, f"{label}: the target stopped making events first: no evidence")
+    finally:
+        if head is not None and head.poll() is None:
+            head.kill()
+
+
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--writer", required=True)
-    parser.add_argument("--tlsdesc-lib", required=True)
-    args = parser.parse_args()
-    require_root()
+    args = root_test_args("reader", "writer", "tlsdesc-lib")
     for cmd in ("syscalls", "profile"):
-        for how in ("SIGINT", "SIGTERM", "duration", "target exit"):
+        for how in SIGNALS + ("duration", "target exit"):
             stop_with(args, cmd, how)
     for how in ("SIGTERM", "duration"):
         stop_under_flood(args, how)
+    stop_by_closed_stdout(args, "syscalls", f"flood {FLOOD_MS}")
+    stop_by_closed_stdout(args, "profile", f"spin {FLOOD_MS}")
+    for cmd in ("syscalls", "profile"):
+        stop_by_closed_stdout(args, cmd, None)
     print("PASS")
 
 

@@ -1,6 +1,7 @@
 """Helpers shared by the reader's Python test drivers: running vtctx-reader, waiting for its
 'attached' line, stopping it cleanly, parsing JSON lines. Every wait has a deadline and fails the
 test with a message; nothing sleeps on a guess."""
+import argparse
 import json
 import os
 import queue
@@ -65,6 +66,28 @@ class LineReader:
                 return line
 
 
+def root_test_args(*names):
+    """Parses the driver's required `--name VALUE` arguments (args.name, dashes as underscores),
+    then skips the test without root."""
+    parser = argparse.ArgumentParser()
+    for name in names:
+        parser.add_argument(f"--{name}", required=True)
+    args = parser.parse_args()
+    require_root()
+    return args
+
+
+def run_markers(jvm, out, reader, timeout=300):
+    """Tells a marker-writing test JVM (VtMarkers, VtAttrs) to go, waits for its "done" line, then
+    stops the attached streaming `reader`. Returns (the done object, the reader's JSON events, its
+    summary fields)."""
+    jvm.stdin.write("go\n")
+    jvm.stdin.flush()
+    done = json.loads(out.wait_for(lambda l: '"done"' in l, timeout, "JVM done"))
+    events = json_lines(reader.stop())
+    return done, events, reader.summary()
+
+
 def run_reader(reader, args, timeout=60):
     """Runs a one-shot reader command; returns (exit code, stdout, stderr)."""
     proc = subprocess.run([reader] + args, capture_output=True, text=True, timeout=timeout)
@@ -94,16 +117,18 @@ def json_lines(text):
 
 class StreamingReader:
     """A long-running vtctx-reader (syscalls/profile): started, waited on until attached, then
-    stopped with SIGINT; stdout is collected whole."""
+    stopped with SIGINT; stdout is collected whole, unless collect_stdout is False (then the
+    caller owns proc.stdout)."""
 
-    def __init__(self, reader, args):
+    def __init__(self, reader, args, collect_stdout=True):
         self.proc = subprocess.Popen([reader] + args, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.stderr = LineReader(self.proc.stderr, echo_prefix="reader: ")
         self.stdout_chunks = []
         self.stdout_thread = threading.Thread(
             target=lambda: self.stdout_chunks.append(self.proc.stdout.read()), daemon=True)
-        self.stdout_thread.start()
+        if collect_stdout:
+            self.stdout_thread.start()
 
     def wait_attached(self, timeout=60):
         def attached(line):

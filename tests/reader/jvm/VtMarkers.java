@@ -20,7 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * span_id = %016x(m ^ 0x5a5a5a5a5a5a5a5aL), trace_flags = 01.
  *
  * <p>Protocol: prints {"event":"ready",...}; waits for "go" on stdin; runs; prints
- * {"event":"done",...}; waits for "quit".
+ * {"event":"done",...}; waits for "quit". Arguments: threads iterations [late]; with "late" the
+ * agent is expected to be attached between "ready" and "go" (nothing touches it before).
  */
 public final class VtMarkers {
   static final int BASE = 20000;
@@ -28,16 +29,15 @@ public final class VtMarkers {
   public static void main(String[] args) throws Exception {
     final int threads = Integer.parseInt(args[0]);
     final int iterations = Integer.parseInt(args[1]);
-    if (!AgentNatives.isActive()) {
-      System.err.println("VtMarkers: the vtctx agent is not active");
-      System.exit(3);
-    }
+    final boolean late = args.length > 2 && "late".equals(args[2]);
+    if (!late) requireAgent();
     final byte[] buf = new byte[BASE + threads * iterations];
     System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + ",\"record_size\":" + AgentNatives.recordSize() + "}");
+        + ",\"base\":" + BASE + "}");
     System.out.flush();
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
     if (!"go".equals(stdin.readLine())) System.exit(2);
+    if (late) requireAgent();
 
     final SynchronousQueue<Integer> handoff = new SynchronousQueue<>();
     Thread[] vts = new Thread[threads];
@@ -62,6 +62,13 @@ public final class VtMarkers {
     System.out.println("{\"event\":\"done\",\"markers\":" + threads * iterations + "}");
     System.out.flush();
     stdin.readLine();  // "quit"
+  }
+
+  static void requireAgent() {
+    if (!AgentNatives.isActive()) {
+      System.err.println("VtMarkers: the vtctx agent is not active");
+      System.exit(3);
+    }
   }
 
   static void run(int index, int iterations, byte[] buf, SynchronousQueue<Integer> handoff)

@@ -10,7 +10,8 @@
 namespace vtctx::reader {
 namespace {
 
-constexpr FlagSpec kSpecs[] = {{"pid", true}, {"format", true}, {"verbose", false}};
+constexpr FlagSpec kSpecs[] = {
+    {"pid", true}, {"format", true}, {"verbose", false}, {"wait", true, true}};
 constexpr absl::string_view kFormats[] = {"text", "json"};
 
 absl::StatusOr<ParsedArgs> Parse(std::vector<const char*> words) {
@@ -48,6 +49,15 @@ TEST(CliArgs, Errors) {
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(b->Pid().status()));
   EXPECT_TRUE(Parse({"--help"})->Has("help"));
+}
+
+TEST(CliArgs, OptionalValueOnlyWithEquals) {
+  EXPECT_FALSE(Parse({})->OptionalSeconds("wait")->has_value());
+  EXPECT_EQ(*Parse({"--wait"})->OptionalSeconds("wait"), 0.0);  // no limit
+  EXPECT_EQ(*Parse({"--wait=2.5", "--pid", "1"})->OptionalSeconds("wait"), 2.5);
+  EXPECT_TRUE(absl::IsInvalidArgument(Parse({"--wait", "5"}).status()));  // 5: a stray word
+  EXPECT_TRUE(absl::IsInvalidArgument(Parse({"--wait=-1"})->OptionalSeconds("wait").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(Parse({"--wait=x"})->OptionalSeconds("wait").status()));
 }
 
 TEST(SyscallTable, KnowsTheHostNumbers) {

@@ -1,10 +1,13 @@
 // Resolution from the words the dynamic linker wrote, and slot computation, on fake memory: every
 // branch of the TLSDESC/GD/IE interpretation and of the DTV walk, including the error classes the
-// CLI maps to distinct exit codes.
+// CLI maps to distinct exit codes. Last, ResolveProcess on this process as --wait polls it.
+#include <dlfcn.h>
 #include <elf.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fakeMemory.h"
+#include "processMemory.h"
 #include "tlsResolver.h"
 
 namespace vtctx::reader {
@@ -208,6 +211,25 @@ TEST(SlotAddress, UnreadableDtvIsAnError) {
   auto slot = SlotAddress(DtvRecipe(3, 0, 7), kTp, mem);
   EXPECT_FALSE(slot.ok());
   EXPECT_FALSE(absl::IsNotFound(slot.status()));
+}
+
+// The --wait polling shape (agentWait.h): files without the symbol are read once; a library
+// mapped later is read and resolves.
+TEST(ResolveProcess, SkipsFilesKnownWithoutTheSymbolAndFindsANewLibrary) {
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(getpid());
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  FilesWithoutSymbol skip;
+  EXPECT_TRUE(absl::IsFailedPrecondition(ResolveProcess(getpid(), **memory, &skip).status()));
+  const size_t known = skip.size();
+  EXPECT_GE(known, 2u);  // at least this executable and libc
+  EXPECT_TRUE(absl::IsFailedPrecondition(ResolveProcess(getpid(), **memory, &skip).status()));
+  EXPECT_EQ(skip.size(), known);
+
+  ASSERT_NE(dlopen(CTXFIX_TLSDESC, RTLD_NOW | RTLD_LOCAL), nullptr) << dlerror();
+  absl::StatusOr<Resolution> resolved = ResolveProcess(getpid(), **memory, &skip);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_TRUE(resolved->modules.front().path.ends_with("/libctxfix_tlsdesc.so"))
+      << resolved->modules.front().path;
 }
 
 }  // namespace

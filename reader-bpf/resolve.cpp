@@ -6,35 +6,35 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "cliArgs.h"
+#include "agentWait.h"
 #include "commands.h"
 #include "processContextReader.h"
 #include "processMemory.h"
 #include "recordFormat.h"
+#include "targetProcess.h"
 #include "threadSnapshot.h"
 #include "tlsResolver.h"
 
 namespace vtctx::reader {
-namespace {
 
-constexpr char kHelp[] =
-    "usage: vtctx-reader resolve --pid P [--format text|json]\n"
+const char kResolveHelp[] =
+    "usage: vtctx-reader resolve --pid P [--format text|json] [--wait[=S]]\n"
     "\n"
     "Finds every mapped ELF of process P that exports " VTCTX_TLS_SYMBOL
     " in .dynsym, classifies its\n"
     "TLS access model from the relocations naming it, decodes the OTEP 4719 process context\n"
     "(resource attributes, threadlocal.schema_version, threadlocal.attribute_key_map) and prints\n"
     "each thread's current record with its attributes named through the key map. Each thread is\n"
-    "stopped (ptrace) while its slot and record are read, then resumed.\n"
+    "stopped (ptrace) while its slot and record are read, then resumed; a thread already traced\n"
+    "(debugger, strace, another reader) is listed unread, with a note.\n"
     "\n"
-    "  --pid P          target process\n"
+    "  --pid P          target process\n" VTCTX_WAIT_HELP
     "  --format F       text (default) or json: one object per module (library, access_model,\n"
     "                   tls, tls_offset or module_id/offset), then {\"process_context\":{...}},\n"
     "                   then one per thread (tid, record, valid, trace_id, span_id, trace_flags,\n"
     "                   attrs, attributes, ...)\n";
 
-constexpr FlagSpec kFlags[] = {{"pid", true}, {"format", true}};
-constexpr absl::string_view kFormats[] = {"text", "json"};
+namespace {
 
 std::string ModuleJson(const ModuleResolution& m) {
   std::string out = "{\"library\":";
@@ -79,27 +79,40 @@ std::string ThreadText(const ThreadSnapshot& t, const AttributeNames& names) {
   return out;
 }
 
+// What resolve prints: the exporting modules, the process context, then the threads.
+std::string Output(pid_t pid, bool json, const Resolution& resolution,
+                   const ProcessContext& context, const AttributeNames& names,
+                   const std::vector<ThreadSnapshot>& threads) {
+  std::string out;
+  if (json) {
+    for (const ModuleResolution& m : resolution.modules) absl::StrAppend(&out, ModuleJson(m), "\n");
+    absl::StrAppend(&out, "{\"process_context\":", ProcessContextJson(context), "}\n");
+    for (const ThreadSnapshot& t : threads) absl::StrAppend(&out, ThreadJson(t, names), "\n");
+  } else {
+    absl::StrAppend(&out, "pid ", pid, ": " VTCTX_TLS_SYMBOL " resolved\n");
+    for (const ModuleResolution& m : resolution.modules) {
+      absl::StrAppendFormat(&out, "  %s (load bias 0x%x%s)\n", DescribeModule(m), m.load_bias,
+                            m.main_executable ? ", main executable" : "");
+    }
+    out += ProcessContextText(context);
+    absl::StrAppend(&out, "threads (each stopped while read):\n");
+    absl::StrAppendFormat(&out, "  %-8s %-16s %-16s %-16s %s\n", "TID", "NAME", "SLOT", "RECORD",
+                          "CONTEXT");
+    for (const ThreadSnapshot& t : threads) absl::StrAppend(&out, ThreadText(t, names), "\n");
+  }
+  return out;
+}
+
 }  // namespace
 
-absl::Status RunResolve(std::span<char* const> args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kFlags);
-  if (!parsed.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(parsed.status().message(), " (see vtctx-reader resolve --help)"));
-  }
-  if (parsed->Has("help")) {
-    fputs(kHelp, stdout);
-    return absl::OkStatus();
-  }
-  absl::StatusOr<pid_t> pid = parsed->Pid();
-  if (!pid.ok()) return pid.status();
-  absl::StatusOr<std::string> format = parsed->Choice("format", kFormats);
-  if (!format.ok()) return format.status();
-  const bool json = *format == "json";
-
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(*pid);
-  if (!memory.ok()) return ProcessAccessError(*pid, memory.status());
-  absl::StatusOr<Resolution> resolution = ResolveProcess(*pid, **memory);
+absl::Status RunResolve(const ResolveOptions& options) {
+  const pid_t pid = options.pid;
+  absl::StatusOr<TargetProcess> target = TargetProcess::Hold(pid);
+  if (!target.ok()) return target.status();
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
+  if (!memory.ok()) return ProcessAccessError(pid, memory.status());
+  absl::StatusOr<Resolution> resolution =
+      ResolveWithWait(*target, **memory, options.wait_s, [] { return false; });
   if (!resolution.ok()) return resolution.status();
   for (const std::string& w : resolution->warnings) {
     fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
@@ -108,44 +121,31 @@ absl::Status RunResolve(std::span<char* const> args) {
   // locate a different slot, which only happens with isolated namespaces such as RTLD_LOCAL
   // copies or dlmopen).
   const ModuleResolution& chosen = resolution->modules.front();
-  ProcessContext context = ReadProcessContext(*pid, **memory);
+  ProcessContext context = ReadProcessContext(pid, **memory);
   AttributeNames names = NamesOf(context);
   absl::StatusOr<std::vector<ThreadSnapshot>> threads =
-      SnapshotThreads(*pid, chosen.recipe, **memory);
+      SnapshotThreads(*target, chosen.recipe, **memory);
   if (!threads.ok()) return threads.status();
   // A key registered while the threads were read is only in a newer context: read it again if a
   // record carries an index the first read does not name (key maps only grow, so the newer one
   // names everything the older one did).
   for (const ThreadSnapshot& t : *threads) {
     if (!IsValidContext(t.View()) || !HasUnnamedIndex(t.attrs, names)) continue;
-    if (ProcessContext again = ReadProcessContext(*pid, **memory); again.ok()) {
+    if (ProcessContext again = ReadProcessContext(pid, **memory); again.ok()) {
       context = std::move(again);
       names = NamesOf(context);
     }
     break;
   }
-  if (std::string note = DescribeLimitation(context, *pid); !note.empty()) {
+  // Read by pid: the held process's only if it is still alive now.
+  if (target->Exited()) {
+    return absl::NotFoundError(absl::StrCat("pid ", pid, " exited while it was read"));
+  }
+  if (std::string note = DescribeLimitation(context, pid); !note.empty()) {
     fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
   }
 
-  std::string out;
-  if (json) {
-    for (const ModuleResolution& m : resolution->modules)
-      absl::StrAppend(&out, ModuleJson(m), "\n");
-    absl::StrAppend(&out, "{\"process_context\":", ProcessContextJson(context), "}\n");
-    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadJson(t, names), "\n");
-  } else {
-    absl::StrAppend(&out, "pid ", *pid, ": " VTCTX_TLS_SYMBOL " resolved\n");
-    for (const ModuleResolution& m : resolution->modules) {
-      absl::StrAppendFormat(&out, "  %s (load bias 0x%x%s)\n", DescribeModule(m), m.load_bias,
-                            m.main_executable ? ", main executable" : "");
-    }
-    out += ProcessContextText(context);
-    absl::StrAppend(&out, "threads (each stopped while read):\n");
-    absl::StrAppendFormat(&out, "  %-8s %-16s %-16s %-16s %s\n", "TID", "NAME", "SLOT", "RECORD",
-                          "CONTEXT");
-    for (const ThreadSnapshot& t : *threads) absl::StrAppend(&out, ThreadText(t, names), "\n");
-  }
+  const std::string out = Output(pid, options.json, *resolution, context, names, *threads);
   fwrite(out.data(), 1, out.size(), stdout);
   return absl::OkStatus();
 }
