@@ -13,6 +13,7 @@
 #include "log.h"
 #include "otelThreadContext.h"
 #include "processContextInit.h"
+#include "readerResync.h"
 #include "stats.h"
 #include "threadState.h"
 
@@ -91,6 +92,17 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
     agent.status.store(AgentStatus::kInactive, std::memory_order_release);
     // Whatever was enabled keeps working correctly on its own (End/Unmount before Mount).
     return error;
+  }
+  // Last: the process context is published and the TLS descriptor bound, so the resynchronisation
+  // this provokes reads both. Not needed at startup: libvtctx.so is mapped before libjava and the
+  // JVM's later libraries, and the code the JVM then runs in them makes such profilers resync.
+  if (late && agent.options.reader_resync) {
+    if (std::string error = StartReaderResync(); !error.empty()) {
+      LogError(
+          "reader resync not started (%s): profilers started before this attach may not see "
+          "the thread context until they re-read the process's mappings",
+          error.c_str());
+    }
   }
   LogInfo("active (%s, Java %s, %zu-byte records, bind=%s, %s%s)", late ? "attached" : "startup",
           JavaVersion(jvmti).c_str(), pool->record_size(), BindName(agent.options.bind),
