@@ -50,7 +50,8 @@ void* ResyncThread(void* arg) {
     }
     SpinInLibrary(uint64_t{s.burst_cpu_ms} * 1000000u, due_ns + interval_ns);
   }
-  LogDebug("reader resync: %u bursts of %u ms CPU done", s.bursts, s.burst_cpu_ms);
+  LogDebug("reader resync: done, %u bursts, %llu ms of CPU", s.bursts,
+           static_cast<unsigned long long>(NowNs(CLOCK_THREAD_CPUTIME_ID) / 1000000u));
   return nullptr;
 }
 
