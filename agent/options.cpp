@@ -10,7 +10,7 @@ namespace vtctx {
 namespace {
 
 constexpr const char* kValidKeys =
-    "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys";
+    "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync";
 
 // attribute_keys separator: '|' never occurs in attribute keys and cannot clash with the ','
 // that separates options.
@@ -93,6 +93,13 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
              std::to_string(kMaxAttributeKeys) + ")";
     }
     o.attribute_keys = std::move(keys);
+  } else if (key == "reader_resync") {
+    if (value == "on")
+      o.reader_resync = true;
+    else if (value == "off")
+      o.reader_resync = false;
+    else
+      return bad_value("on|off");
   } else {
     return "unknown option " + Quote(key) + " (valid keys: " + kValidKeys + ")";
   }

@@ -40,6 +40,9 @@ struct Options {
   std::string service_name;
   // attribute_keys=<k1>|<k2>|...: keys registered at load, in this order (indexes 0, 1, ...).
   std::vector<std::string> attribute_keys;
+  // reader_resync=on|off: at late attach, make lazily synchronising profilers notice libvtctx.so
+  // (readerResync.h). Ignored at startup.
+  bool reader_resync = true;
 };
 
 struct OptionsParseResult {
@@ -55,7 +58,7 @@ OptionsParseResult ParseOptions(const char* text);
 // "mount", "start" or "use", as spelled in the option.
 const char* BindName(BindAt bind);
 
-// "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys"
+// "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync"
 const char* ValidOptionKeys();
 
 }  // namespace vtctx

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "otelThreadContext.h"
 #include "processContextInit.h"
+#include "readerResync.h"
 #include "shimLink.h"
 #include "stats.h"
 #include "threadState.h"
@@ -157,6 +158,17 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
   std::string shims;
   if (late) shims = TellShims(vm, jvmti);
+  // Last: the process context is published and the TLS descriptor bound, so the resynchronisation
+  // this provokes reads both. Not needed at startup: libvtctx.so is mapped before libjava and the
+  // JVM's later libraries, and the code the JVM then runs in them makes such profilers resync.
+  if (late && agent.options.reader_resync) {
+    if (std::string error = StartReaderResync(); !error.empty()) {
+      LogError(
+          "reader resync not started (%s): profilers started before this attach may not see "
+          "the thread context until they re-read the process's mappings",
+          error.c_str());
+    }
+  }
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   agent.activated_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + now.tv_nsec;

@@ -89,6 +89,17 @@ TEST(Options, BadValues) {
   }
 }
 
+TEST(Options, ReaderResync) {
+  EXPECT_TRUE(ParseOptions("").options.reader_resync);
+  EXPECT_FALSE(ParseOptions("reader_resync=off").options.reader_resync);
+  EXPECT_TRUE(ParseOptions("reader_resync=off,reader_resync=on").options.reader_resync);
+  OptionsParseResult bad = ParseOptions("reader_resync=yes");
+  EXPECT_NE(bad.error.find("option reader_resync: bad value 'yes' (expected on|off)"),
+            std::string::npos)
+      << bad.error;
+  EXPECT_NE(std::string(ValidOptionKeys()).find("reader_resync"), std::string::npos);
+}
+
 TEST(Options, ProcessContextKeys) {
   OptionsParseResult r =
       ParseOptions("service_name=checkout-service,attribute_keys=http.route|user.id|http.route");
