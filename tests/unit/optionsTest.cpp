@@ -92,7 +92,6 @@ TEST(Options, BadValues) {
 TEST(Options, ReaderResync) {
   EXPECT_TRUE(ParseOptions("").options.reader_resync);
   EXPECT_FALSE(ParseOptions("reader_resync=off").options.reader_resync);
-  EXPECT_TRUE(ParseOptions("reader_resync=off,reader_resync=on").options.reader_resync);
   OptionsParseResult bad = ParseOptions("reader_resync=yes");
   EXPECT_NE(bad.error.find("option reader_resync: bad value 'yes' (expected on|off)"),
             std::string::npos)
