@@ -1,34 +1,98 @@
 #include "recordPool.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
-#include <vector>
+#include <iterator>
 
 namespace vtctx {
+namespace {
+
+// Commits [from, to) of a PROT_NONE reservation, widened to whole pages. Idempotent, so threads
+// committing overlapping ranges concurrently are harmless.
+bool CommitRange(char* base, size_t from, size_t to, size_t page) {
+  if (to <= from) return true;
+  const size_t begin = from / page * page;
+  const size_t end = (to + page - 1) / page * page;
+  return mprotect(base + begin, end - begin, PROT_READ | PROT_WRITE) == 0;
+}
+
+// Reserves `bytes` of address space aligned to `align`, neither readable nor charged to memory.
+// Records are written one by one, scattered: 4 KiB pages keep a record's cost its own page rather
+// than a 2 MiB huge page.
+char* Reserve(size_t bytes, size_t align) {
+  void* p =
+      mmap(nullptr, bytes + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (raw + align - 1) & ~(uintptr_t{align} - 1);
+  if (aligned > raw) munmap(p, aligned - raw);
+  munmap(reinterpret_cast<void*>(aligned + bytes), raw + align - aligned);
+  madvise(reinterpret_cast<void*>(aligned), bytes, MADV_NOHUGEPAGE);  // advisory: errors ignored
+  return reinterpret_cast<char*>(aligned);
+}
+
+void RaiseTo(std::atomic<uint64_t>& max, uint64_t value) {
+  uint64_t seen = max.load(std::memory_order_relaxed);
+  while (value > seen && !max.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+// Bytes of private pages in [begin, begin + length), from an open /proc/self/pagemap: one 64-bit
+// entry per page, bit 63 present, bit 56 mapped exclusively (the shared zero page and pages shared
+// with another process are not). 0 on error.
+uint64_t PrivateBytes(int pagemap, const void* begin, size_t length) {
+  if (begin == nullptr || length == 0) return 0;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr uint64_t kPresent = uint64_t{1} << 63, kExclusive = uint64_t{1} << 56;
+  const uint64_t first = reinterpret_cast<uintptr_t>(begin) / page;
+  const uint64_t pages = (length + page - 1) / page;
+  uint64_t entries[512];
+  uint64_t resident = 0;
+  for (uint64_t done = 0; done < pages;) {
+    const uint64_t n = std::min<uint64_t>(pages - done, std::size(entries));
+    const ssize_t got = pread(pagemap, entries, n * sizeof(uint64_t),
+                              static_cast<off_t>((first + done) * sizeof(uint64_t)));
+    if (got != static_cast<ssize_t>(n * sizeof(uint64_t))) return 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      resident += (entries[i] & (kPresent | kExclusive)) == (kPresent | kExclusive);
+    }
+    done += n;
+  }
+  return resident * page;
+}
+
+}  // namespace
 
 RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
     : record_size_(IsValidRecordSize(record_size) ? record_size : kRecordDefaultSize),
       records_per_slab_(kSlabBytes / record_size_),
-      record_shift_(std::has_single_bit(record_size_) ? std::countr_zero(record_size_) : 0) {
+      record_shift_(std::has_single_bit(record_size_) ? std::countr_zero(record_size_) : 0),
+      page_size_(static_cast<size_t>(sysconf(_SC_PAGESIZE))) {
   // Whole slabs only; at most 2^32 - 1 records so that a 1-based index fits 32 bits.
   const size_t max_bytes = ((size_t{UINT32_MAX} - 1) * record_size_) / kSlabBytes * kSlabBytes;
   size_t want = std::min(std::max(reserve_bytes, kSlabBytes) / kSlabBytes * kSlabBytes, max_bytes);
-  // Slabs are aligned to their size (the shim maps one Java buffer per slab-aligned window):
-  // over-reserve by one slab and trim both ends.
+  // Slabs are aligned to their size (the shim maps one Java buffer per slab-aligned window).
   for (; want >= kSlabBytes; want /= 2) {
-    void* p = mmap(nullptr, want + kSlabBytes, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) continue;
-    const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t aligned = (raw + kSlabBytes - 1) & ~(uintptr_t{kSlabBytes} - 1);
-    if (aligned > raw) munmap(p, aligned - raw);
-    munmap(reinterpret_cast<void*>(aligned + want), raw + kSlabBytes - aligned);
-    base_ = reinterpret_cast<char*>(aligned);
+    const uint64_t slabs = want / kSlabBytes;
+    const size_t links_bytes =
+        (slabs * records_per_slab_ * sizeof(FreeLink) + page_size_ - 1) / page_size_ * page_size_;
+    const size_t side_bytes = links_bytes;
+    char* base = Reserve(want, kSlabBytes);
+    if (base == nullptr) continue;
+    char* side = Reserve(side_bytes, page_size_);
+    if (side == nullptr) {
+      munmap(base, want);
+      continue;
+    }
+    base_ = base;
     reserved_bytes_ = want;
+    side_ = side;
+    side_bytes_ = side_bytes;
+    links_ = reinterpret_cast<FreeLink*>(side);
     break;
   }
   // Records never straddle a slab boundary: the tail of a slab that cannot hold a whole record
@@ -38,6 +102,7 @@ RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
 
 RecordPool::~RecordPool() {
   if (base_ != nullptr) munmap(base_, reserved_bytes_);
+  if (side_ != nullptr) munmap(side_, side_bytes_);
 }
 
 void RecordPool::Zero(ThreadContextRecord* record) const {
@@ -54,31 +119,51 @@ bool RecordPool::EnsureCommitted(uint64_t end_record) {
   uint64_t have = committed_slabs_.load(std::memory_order_acquire);
   if (need <= have) return true;
   // Several threads may commit the same slabs concurrently: mprotect is idempotent, and a slab is
-  // counted as committed only after its mprotect returned.
-  const size_t from = have * kSlabBytes;
-  const size_t len = (need - have) * kSlabBytes;
-  if (mprotect(base_ + from, len, PROT_READ | PROT_WRITE) != 0) return false;
+  // counted as committed only after its records' and its links' mprotect returned.
+  const size_t link = sizeof(FreeLink) * records_per_slab_;
+  if (!CommitRange(side_, have * link, need * link, page_size_) ||
+      !CommitRange(base_, have * kSlabBytes, need * kSlabBytes, page_size_)) {
+    return false;
+  }
   while (have < need && !committed_slabs_.compare_exchange_weak(
                             have, need, std::memory_order_release, std::memory_order_acquire)) {
   }
   return true;
 }
 
+void RecordPool::TouchPages(const char* begin, size_t length) const {
+  // A read maps the shared zero page (or keeps the page there is): present for BPF readers, not
+  // dirty, not counted in RSS.
+  const uintptr_t end = reinterpret_cast<uintptr_t>(begin) + length;
+  for (uintptr_t p = reinterpret_cast<uintptr_t>(begin) & ~(uintptr_t{page_size_} - 1); p < end;
+       p += page_size_) {
+    (void)*reinterpret_cast<const volatile char*>(p);
+  }
+}
+
 bool RecordPool::Refill(RecordCache& cache) {
   if (base_ == nullptr) return false;
-  if (const uint32_t head = free_batches_.Pop(); head != 0) {
-    const uint32_t n = *Word(head, 2);
-    uint32_t index = head;
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t next = *Word(index, 1);
-      std::memset(static_cast<void*>(Word(index, 0)), 0, 3 * sizeof(uint32_t));
-      cache.items[cache.count++] = At(index);
-      index = next;
-    }
-    shared_free_.fetch_sub(n, std::memory_order_relaxed);
-    return true;
+  if (!PopBatch(cache) && !Carve(cache)) return false;
+  NotePeak();
+  return true;
+}
+
+bool RecordPool::PopBatch(RecordCache& cache) {
+  // Records in the stack were returned through Return(), which read or wrote them: their pages are
+  // present.
+  const uint32_t head = free_batches_.Pop();
+  if (head == 0) return false;
+  uint32_t n = 0;
+  for (uint32_t index = head; index != 0 && n < RecordCache::kBatch; index = Link(index).next) {
+    cache.items[cache.count++] = At(index);
+    ++n;
   }
-  // Carve fresh records (committed memory is zero-filled by the kernel).
+  shared_free_.fetch_sub(n, std::memory_order_relaxed);
+  return true;
+}
+
+bool RecordPool::Carve(RecordCache& cache) {
+  // Fresh records: committed memory is zero-filled by the kernel.
   const uint64_t first = carved_.fetch_add(RecordCache::kBatch, std::memory_order_relaxed);
   const uint64_t end = std::min<uint64_t>(first + RecordCache::kBatch, reserved_records_);
   if (first >= end || !EnsureCommitted(end)) {
@@ -86,27 +171,33 @@ bool RecordPool::Refill(RecordCache& cache) {
     return false;
   }
   for (uint64_t slot = first; slot < end; ++slot) {
-    cache.items[cache.count++] = At(static_cast<uint32_t>(slot + 1));
-  }
-  const uint64_t outstanding = std::min(end, carved_.load(std::memory_order_relaxed)) -
-                               std::min(end, shared_free_.load(std::memory_order_relaxed));
-  uint64_t peak = peak_outstanding_.load(std::memory_order_relaxed);
-  while (outstanding > peak &&
-         !peak_outstanding_.compare_exchange_weak(peak, outstanding, std::memory_order_relaxed)) {
+    ThreadContextRecord* record = At(static_cast<uint32_t>(slot + 1));
+    TouchPages(reinterpret_cast<const char*>(record), record_size_);
+    cache.items[cache.count++] = record;
   }
   return true;
 }
 
+void RecordPool::NotePeak() {
+  const uint64_t carved =
+      std::min<uint64_t>(carved_.load(std::memory_order_relaxed), reserved_records_);
+  const uint64_t outstanding =
+      carved - std::min(carved, shared_free_.load(std::memory_order_relaxed));
+  RaiseTo(peak_outstanding_, outstanding);
+}
+
 void RecordPool::Spill(RecordCache& cache, uint32_t n) {
-  // Chain the top n cached records into one batch and push its head.
+  // Chain the top n cached records into one batch and push its head. Links only: the records'
+  // own memory is not written.
   const uint32_t first = cache.count - n;
-  for (uint32_t i = first; i < cache.count; ++i) {
+  uint32_t next = 0;
+  for (uint32_t i = cache.count; i-- > first;) {
     const uint32_t index = IndexOf(cache.items[i]);
-    *Word(index, 1) = (i + 1 < cache.count) ? IndexOf(cache.items[i + 1]) : 0;
-    *Word(index, 2) = n;
+    Link(index).next = next;
+    next = index;
   }
   shared_free_.fetch_add(n, std::memory_order_relaxed);
-  free_batches_.Push(IndexOf(cache.items[first]));  // release: the chain is visible to the popper
+  free_batches_.Push(next);  // release: the chain is visible to the popper
   cache.count = first;
 }
 
@@ -132,18 +223,17 @@ RecordPoolStats RecordPool::Stats() const {
 namespace vtctx {
 
 uint64_t ResidentBytesOf(const void* begin, size_t length) {
-  if (begin == nullptr || length == 0) return 0;
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t pages = (length + page - 1) / page;
-  std::vector<unsigned char> resident(pages);
-  if (mincore(const_cast<void*>(begin), pages * page, resident.data()) != 0) return 0;
-  uint64_t n = 0;
-  for (unsigned char r : resident) n += r & 1;
-  return n * page;
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const uint64_t bytes = PrivateBytes(fd, begin, length);
+  close(fd);
+  return bytes;
 }
 
 uint64_t RecordPool::ResidentBytes() const {
-  return ResidentBytesOf(base_, committed_slabs_.load(std::memory_order_acquire) * kSlabBytes);
+  const uint64_t slabs = committed_slabs_.load(std::memory_order_acquire);
+  return ResidentBytesOf(base_, slabs * kSlabBytes) +
+         ResidentBytesOf(side_, slabs * records_per_slab_ * sizeof(FreeLink));
 }
 
 }  // namespace vtctx

@@ -1,4 +1,6 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +13,27 @@
 
 namespace vtctx {
 namespace {
+
+const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+
+// What backs a page, from /proc/self/pagemap: nothing (a BPF read faults), the shared zero page
+// (reads as zeroes, not in RSS) or a private page (written: in RSS).
+enum class Backing { kNone, kZeroPage, kPrivate };
+const char* Name(Backing b) {
+  return b == Backing::kNone ? "none" : b == Backing::kZeroPage ? "zero page" : "private";
+}
+void PrintTo(Backing b, std::ostream* os) { *os << Name(b); }
+Backing BackingOf(const void* p) {
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  uint64_t entry = 0;
+  const off_t at = static_cast<off_t>(reinterpret_cast<uintptr_t>(p) / kPage * sizeof entry);
+  const bool ok = fd >= 0 && pread(fd, &entry, sizeof entry, at) == sizeof entry;
+  if (fd >= 0) close(fd);
+  EXPECT_TRUE(ok) << "cannot read /proc/self/pagemap";
+  if (!(entry >> 63 & 1)) return Backing::kNone;
+  return (entry >> 56 & 1) ? Backing::kPrivate : Backing::kZeroPage;
+}
+uintptr_t PageOf(const void* p) { return reinterpret_cast<uintptr_t>(p) / kPage; }
 
 bool IsZero(const ThreadContextRecord* r, size_t size) {
   const auto* b = reinterpret_cast<const uint8_t*>(r);
@@ -171,6 +194,60 @@ TEST(RecordPool, ConcurrentTakeReturnNeverDoubleHandsOut) {
   pool.Flush(cache);
   EXPECT_EQ(violations.load(), 0);
   EXPECT_EQ(pool.Stats().outstanding, 0u);
+}
+
+// A BPF reader cannot fault pages in: a taken record must be on a present page even if nobody
+// ever writes it, and that page must not cost memory (the zero page).
+TEST(RecordPool, TakenRecordIsOnAPresentCleanPage) {
+  RecordPool pool;
+  RecordCache cache;
+  std::set<uintptr_t> pages;
+  for (size_t i = 0; i < 3 * kPage / 64; ++i) {
+    const ThreadContextRecord* r = pool.Take(cache);
+    ASSERT_NE(r, nullptr);
+    pages.insert(PageOf(r));
+    pages.insert(PageOf(reinterpret_cast<const char*>(r) + 63));
+  }
+  for (uintptr_t page : pages) {
+    EXPECT_EQ(BackingOf(reinterpret_cast<void*>(page * kPage)), Backing::kZeroPage)
+        << "page " << page - PageOf(pool.base()) << " is "
+        << Name(BackingOf(reinterpret_cast<void*>(page * kPage)));
+  }
+  EXPECT_EQ(pool.ResidentBytes() % kPage, 0u);
+  EXPECT_LT(pool.ResidentBytes(), pages.size() * kPage);  // records read, not written: not resident
+}
+
+// Records nobody wrote go back, through the cache, the shared stack and out again, without a write
+// to their pages (1M threads that never publish must not leave 64 MB behind).
+TEST(RecordPool, ReturningCleanRecordsLeavesTheirPagesClean) {
+  RecordPool pool;
+  RecordCache cache;
+  std::vector<ThreadContextRecord*> taken;
+  for (size_t i = 0; i < 4 * kPage / 64; ++i) taken.push_back(pool.Take(cache));
+  for (ThreadContextRecord* r : taken) pool.Return(cache, r);  // spills through the shared stack
+  pool.Flush(cache);
+  for (size_t i = 0; i < taken.size(); ++i) pool.Take(cache);  // and refills from it
+  for (ThreadContextRecord* r : taken) {
+    ASSERT_EQ(BackingOf(r), Backing::kZeroPage)
+        << "record " << r - taken.front() << " on a " << Name(BackingOf(r)) << " page";
+  }
+}
+
+// A record is zeroed on return if ANY byte of it was written, including the last attribute byte.
+TEST(RecordPool, ReturnZeroesARecordWrittenAnywhere) {
+  for (size_t size : {size_t{64}, size_t{640}}) {
+    RecordPool pool(size);
+    RecordCache cache;
+    for (size_t at : {size_t{0}, size_t{24}, size_t{27}, size - 1}) {
+      ThreadContextRecord* r = pool.Take(cache);
+      reinterpret_cast<uint8_t*>(r)[at] = 0x5a;
+      pool.Return(cache, r);
+      EXPECT_TRUE(IsZero(r, size)) << "size " << size << ", byte " << at;
+      EXPECT_EQ(pool.Take(cache), r);  // the same record comes back, zeroed
+      EXPECT_TRUE(IsZero(r, size));
+      pool.Return(cache, r);
+    }
+  }
 }
 
 }  // namespace
