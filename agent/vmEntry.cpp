@@ -12,6 +12,7 @@
 #include "extensionEvents.h"
 #include "log.h"
 #include "otelThreadContext.h"
+#include "poolTrimmer.h"
 #include "processContextInit.h"
 #include "stats.h"
 #include "threadState.h"
@@ -76,6 +77,8 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   static RecordPool* pool = new RecordPool(agent.options.record_size);
   if (!pool->ok()) return "cannot reserve address space for records (mmap failed)";
   g_pool = pool;
+  if (!StartPoolTrimmer(*pool))
+    LogError("cannot start the pool trimmer thread; idle records keep their memory");
   g_bind = agent.options.bind;
   agent.jvmti = jvmti;
   agent.attached_late = late;
