@@ -58,6 +58,7 @@ std::string StatsJson() {
   add("pool_bytes", p.slabs * p.slab_bytes);
   add("pool_exhausted", p.exhausted);
   add("pool_resident_bytes", g_pool ? g_pool->ResidentBytes() : 0);
+  add("pool_trimmed_bytes", p.trimmed_bytes);
   add("thread_states_resident_bytes", ThreadStatesResidentBytes());
   add("thread_states", t.thread_states);
   add("stateless_events", StatelessEvents());
