@@ -65,11 +65,9 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "Trace context for Java virtual threads, readable by eBPF (OTEP 4947)")
 set(CPACK_PACKAGE_FILE_NAME vtctx-${PROJECT_VERSION}-linux-${_vtctx_arch})
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
 set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY ON)
-# The tarball installs anywhere (its own prefix); the .deb under /usr.
-set(CPACK_SET_DESTDIR OFF)
+# The tarball unpacks anywhere (paths relative to its top directory); the .deb installs under /usr.
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
