@@ -183,8 +183,8 @@ void* CurrentThreadRecord(jvmtiEnv* jvmti, JNIEnv* jni) {
     // Running Java code, so mounted on this carrier right now: publish as Mount would have.
     ThreadContextRecord* record = BindNewRecord(binding, state, *g_pool);
     if (record == nullptr) return nullptr;
-    Bump(state->counters.vthread_records);
-    Bump(state->counters.lazy_records);
+    Bump(state->counters.records_created_virtual);
+    Bump(state->counters.records_lazily_created);
     PublishOnThisThread(record);
     state->vthread_mounted = true;
     return record;
