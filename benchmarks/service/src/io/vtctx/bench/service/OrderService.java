@@ -12,7 +12,8 @@ import io.vtctx.bench.jmh.BenchConfig;
  * <p>Usage: {@code OrderService JDBC_URL DB_USER DB_CONNECTIONS BACKEND_URI}, with the system
  * properties of {@link BenchConfig} (which agent, whether the shim writes; checked before
  * serving). Prints {@code {"event":"listening",...}}, then serves until {@code quit} on stdin;
- * {@code stats} answers requests answered and spans exported (see {@link ControlLoop}).
+ * {@code stats} answers requests answered, spans ended and spans exported (see {@link
+ * ControlLoop}).
  */
 public final class OrderService {
   private OrderService() {}
@@ -50,8 +51,11 @@ public final class OrderService {
       ControlLoop.run(
           () ->
               String.format(
-                  "{\"event\":\"stats\",\"answered\":%d,\"spans_exported\":%d}",
-                  handler.answered(), telemetry.flushAndCountExported()));
+                  "{\"event\":\"stats\",\"answered\":%d,\"spans_ended\":%d,"
+                      + "\"spans_exported\":%d}",
+                  handler.answered(),
+                  telemetry.ended(),
+                  telemetry.flushAndCountExported()));
       server.stop();
     }
   }
