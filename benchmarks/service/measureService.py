@@ -200,13 +200,20 @@ class Bench:
         requests = report["requests"]
         ok = round(requests * report["success"])
         if ok != requests:
-            raise DemoError(f"{phase}: {requests - ok} of {requests} requests failed "
-                            f"({report['status_codes']}, {report['errors'][:3]}); see {run_dir}")
+            # Timeouts past the 10 s limit: the service fell behind (the machine's other load, or
+            # a fixed rate above this configuration's saturation). Reported with the run; a smoke
+            # run, at 100 requests/s, must have none.
+            what = (f"{phase}: {requests - ok} of {requests} requests failed "
+                    f"({report['status_codes']}, {report['errors'][:2]}); see {run_dir}")
+            if self.args.smoke or ok == 0:
+                raise DemoError(what)
+            say(what)
         lat = report["latencies"]
         if cpu <= 0 or not 0 < lat["50th"] <= lat["99th"]:
             raise DemoError(f"{phase}: implausible numbers (CPU {cpu} s, p50 {lat['50th']} ns, "
                             f"p99 {lat['99th']} ns); see {run_dir}")
-        return {"requests": ok, "seconds": seconds, "throughput": report["throughput"],
+        return {"requests": ok, "failed": requests - ok, "seconds": seconds,
+                "throughput": report["throughput"],
                 "cpu_s": cpu, "cpu_us_per_request": cpu * 1e6 / ok,
                 "p50_ms": lat["50th"] / 1e6, "p90_ms": lat["90th"] / 1e6,
                 "p99_ms": lat["99th"] / 1e6, "max_ms": lat["max"] / 1e6,
@@ -241,11 +248,13 @@ class Bench:
         service.send("stats")
         stats = json.loads(service.wait_for(lambda l: '"stats"' in str(l), 60,
                                             "the service's counts"))
-        sent = sum(json.load(open(os.path.join(run_dir, f"{p}.json")))["requests"]
-                   for p in ("warmup", "saturation", "fixed") if p != "fixed" or rate)
-        if stats["answered"] != sent:
+        reports = [json.load(open(os.path.join(run_dir, f"{p}.json")))
+                   for p in ("warmup", "saturation", "fixed") if p != "fixed" or rate]
+        sent = sum(r["requests"] for r in reports)
+        ok = sum(round(r["requests"] * r["success"]) for r in reports)
+        if not ok <= stats["answered"] <= sent:
             raise DemoError(f"{name}: the service answered {stats['answered']} requests, vegeta "
-                            f"completed {sent}")
+                            f"sent {sent} and got {ok} answers")
         # The service's own check span (BenchConfig, shim configurations) comes on top.
         if not 0 <= stats["spans_ended"] - SPANS_PER_REQUEST * stats["answered"] <= 1:
             raise DemoError(f"{name}: {stats['spans_ended']} spans ended for "

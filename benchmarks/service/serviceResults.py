@@ -91,6 +91,8 @@ def summarize(runs):
             mounts = [r["mounts_per_request"] for r in mine.values() if "mounts_per_request" in r]
             vthreads = [r["vthreads_per_request"] for r in mine.values()
                         if "vthreads_per_request" in r]
+            row["failed"] = sum(r[p].get("failed", 0) for r in mine.values()
+                                for p in ("fixed", "saturation"))
             row["mounts_per_request"] = statistics.median(mounts) if mounts else None
             row["vthreads_per_request"] = statistics.median(vthreads) if vthreads else None
             for base in BASES:
@@ -140,15 +142,16 @@ def pct_range(r):
 
 
 def absolute_table(v):
-    head = ["configuration"] + [METRICS[m][1] for m in METRICS] + ["mounts / virtual threads "
-                                                                  "per request (vtctx's count)"]
+    head = (["configuration"] + [METRICS[m][1] for m in METRICS] +
+            ["mounts / virtual threads per request (vtctx's count)",
+             "failed requests (all rounds)"])
     rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for c, row in v["configs"].items():
         counts = ""
         if row["mounts_per_request"] is not None:
             counts = f"{row['mounts_per_request']:.2f} / {row['vthreads_per_request']:.2f}"
         rows.append("| " + " | ".join([c] + [cell(row[m], METRICS[m][2]) for m in METRICS]
-                                      + [counts]) + " |")
+                                      + [counts, f"{row['failed']:,}"]) + " |")
     return "\n".join(rows)
 
 
