@@ -205,7 +205,10 @@ def shares(v):
 
 
 def baseline_noise(v):
-    s = v["configs"]["none"]
+    """The no-agent runs' spread over rounds, (max - min) / median, per headline metric."""
+    s = v["configs"].get("none")
+    if s is None:
+        return None
     return {m: (s[m]["max"] - s[m]["min"]) / s[m]["median"] for m in ("cpu", "p99", "max_rps")}
 
 
@@ -216,9 +219,11 @@ def markdown(summary):
         rate = f"{v['rate']:,} requests/s" if v["rate"] else "n/a"
         out.append(f"### {v['label']} (Java {v['java']})\n")
         rounds = f"{v['rounds']} round{'s' if v['rounds'] > 1 else ''}"
-        out.append(f"Fixed rate {rate}; {rounds}. Spread of the no-agent baseline "
-                   f"over rounds (max-min over median): CPU/request {n['cpu'] * 100:.0f} %, "
-                   f"p99 {n['p99'] * 100:.0f} %, max throughput {n['max_rps'] * 100:.0f} %.\n")
+        noise = ("" if n is None else
+                 f" Spread of the no-agent baseline over rounds (max-min over median): "
+                 f"CPU/request {n['cpu'] * 100:.0f} %, p99 {n['p99'] * 100:.0f} %, max "
+                 f"throughput {n['max_rps'] * 100:.0f} %.")
+        out.append(f"Fixed rate {rate}; {rounds}.{noise}\n")
         for s in shares(v):
             out.append(f"* {s}")
         out.append("")
