@@ -196,6 +196,22 @@ def shares(v):
     ]
     names = {"cpu": "CPU/request", "p99": "p99", "max_rps": "max throughput"}
     out = []
+    own = rows.get("vtctx", {}).get("vs_empty_callbacks", {})
+    verdicts = []
+    for m in ("cpu", "p99"):
+        r = own.get(m)
+        if r is None:
+            continue
+        if r["noise"] is None:
+            verdicts.append(f"{names[m]}: one round, not resolved")
+        elif r["max"] <= 1.01:
+            verdicts.append(f"{names[m]}: met (every round <= +1 %)")
+        elif r["min"] > 1.01:
+            verdicts.append(f"{names[m]}: missed (every round > +1 %)")
+        else:
+            verdicts.append(f"{names[m]}: not resolved by this run (rounds {pct_range(r)})")
+    if verdicts:
+        out.append("target, vtctx's own share <= 1 %: " + "; ".join(verdicts))
     for title, config, base, metrics in comparisons:
         parts = [said(rows, config, base, m, names[m]) for m in metrics]
         parts = [x for x in parts if x]
