@@ -233,7 +233,7 @@ def markdown(summary):
     for key, v in summary.items():
         n = baseline_noise(v)
         rate = f"{v['rate']:,} requests/s" if v["rate"] else "n/a"
-        out.append(f"### {v['label']} (Java {v['java']})\n")
+        out.append(f"### {v['label']}; Java {v['java']}\n")
         rounds = f"{v['rounds']} round{'s' if v['rounds'] > 1 else ''}"
         noise = ("" if n is None else
                  f" Spread of the no-agent baseline over rounds (max-min over median): "
@@ -269,9 +269,15 @@ def plot(summary):
         xlabel="CPU per request / CPU per request without an agent (same round)")
 
 
-def readme_block(summary):
-    """One line per default-carrier variant for the README, newest JDK first."""
+def readme_block(summary, header):
+    """One line per default-carrier variant for the README, newest JDK first, after the run's
+    date and load (from the page's header)."""
+    date = re.search(r"^date: (\S+)", header, re.M)
+    load = re.search(r"^load average at start: (\S+)", header, re.M)
     lines = []
+    if date and load:
+        lines.append(f"Run of {date.group(1)[:10]}, load average {load.group(1)} at its start on "
+                     f"2 vCPUs (what that does to the spreads: the page):\n")
     for key, v in summary.items():
         rows = v["configs"]
         own = rows.get("vtctx", {}).get("vs_empty_callbacks", {})
@@ -312,6 +318,10 @@ def main():
     args = p.parse_args()
     summary = summarize(load(args.results_dir))
     header = open(args.header).read() if args.header else ""
+    start = re.search(r"^load average at start: (\S+)", header, re.M)
+    if start and float(start.group(1)) > 4:
+        header += (f"\nThe load average was {start.group(1)} at the start on 2 CPUs: other work "
+                   f"shared the machine, and the spreads below include its effect.\n")
     body = (header + "\n" + markdown(summary) +
             f"\n![Service CPU per request relative to no agent]({args.svg_link})\n")
     print(body)
@@ -327,7 +337,7 @@ def main():
     if args.publish_page:
         replace_block(args.publish_page, body.strip())
     if args.publish_readme:
-        replace_block(args.publish_readme, readme_block(summary))
+        replace_block(args.publish_readme, readme_block(summary, header))
 
 
 if __name__ == "__main__":
