@@ -60,6 +60,8 @@ void ReleaseCurrentThreadState(RecordPool& pool) {
   pool.Flush(s->cache);
   s->own = nullptr;
   s->vthread_mounted = false;
+  s->mounted_record = nullptr;
+  s->unmounted_record = nullptr;
   thread_state_internal::t_state = nullptr;
   g_free.Push(static_cast<uint32_t>(s - g_states) + 1);
 }

