@@ -141,7 +141,7 @@ TEST_F(MountedRecord, ThreadWithoutRecordEndsUnpaired) {
   Mount(&vt, BindAt::kFirstUse);
   Unmount();
   EXPECT_EQ(End(&vt, nullptr), 1);
-  EXPECT_EQ(carrier_.counters.unpaired_ends.load(), 1u);
+  EXPECT_EQ(carrier_.counters.ends_without_record.load(), 1u);
   EXPECT_EQ(carrier_.counters.records_returned.load(), 0u);
 }
 
