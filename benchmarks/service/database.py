@@ -12,7 +12,7 @@ import shutil
 import socket
 import subprocess
 
-from processes import DemoError
+from processes import ProcessError
 
 USER = "bench"
 DATABASE = "orders"
@@ -42,7 +42,7 @@ def bin_dir():
     dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"),
                   key=lambda p: int(p.split("/")[4]))
     if not dirs:
-        raise DemoError("no PostgreSQL server under /usr/lib/postgresql; run "
+        raise ProcessError("no PostgreSQL server under /usr/lib/postgresql; run "
                         "scripts/install-deps.sh")
     return os.path.dirname(dirs[-1])
 
@@ -72,7 +72,7 @@ class Database:
     def _run(self, argv, what, stdin=None):
         r = subprocess.run(self.run_as + argv, input=stdin, text=True, capture_output=True)
         if r.returncode != 0:
-            raise DemoError(f"{what} failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+            raise ProcessError(f"{what} failed (exit {r.returncode}): {r.stderr.strip()[-400:]}")
         return r.stdout
 
     def start(self):
@@ -99,7 +99,7 @@ class Database:
         count = self._run(psql + ["-d", DATABASE, "-t", "-A", "-c",
                                   "SELECT count(*) FROM order_lines"], "counting the orders")
         if int(count) != ORDERS * LINES_PER_ORDER:
-            raise DemoError(f"the orders database has {count.strip()} lines, expected "
+            raise ProcessError(f"the orders database has {count.strip()} lines, expected "
                             f"{ORDERS * LINES_PER_ORDER}")
         return server
 

@@ -15,7 +15,7 @@ import os
 import random
 import subprocess
 
-from processes import DemoError
+from processes import ProcessError
 
 TIMEOUT = "10s"
 
@@ -45,12 +45,12 @@ class LoadGenerator:
             argv += ["-rate", "0", "-workers", str(workers), "-max-workers", str(workers)]
         run = subprocess.run(argv, capture_output=True, text=True)
         if run.returncode != 0:
-            raise DemoError(f"vegeta attack {name} failed (exit {run.returncode}): "
+            raise ProcessError(f"vegeta attack {name} failed (exit {run.returncode}): "
                             f"{run.stderr.strip()[-400:]}")
         report = subprocess.run([self.vegeta, "report", "-type=json", raw],
                                 capture_output=True, text=True)
         if report.returncode != 0:
-            raise DemoError(f"vegeta report {name} failed: {report.stderr.strip()[-400:]}")
+            raise ProcessError(f"vegeta report {name} failed: {report.stderr.strip()[-400:]}")
         os.remove(raw)  # tens of MB per run; the report is what is kept
         result = json.loads(report.stdout)
         with open(os.path.join(self.out_dir, name + ".json"), "w") as f:

@@ -41,10 +41,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [HERE, os.path.join(ROOT, "scripts", "demo")]
+sys.path[:0] = [HERE, os.path.join(ROOT, "scripts", "lib")]
 from database import ORDERS, USER, Database  # noqa: E402
 from loadGenerator import LoadGenerator, write_targets  # noqa: E402
-from processes import Children, DemoError, raise_on_termination_signals  # noqa: E402
+from processes import Children, ProcessError, raise_on_termination_signals  # noqa: E402
 
 
 def _jmh_configs():
@@ -186,7 +186,7 @@ class Bench:
         summary = next((l for l in reader.stderr_lines
                         if l.startswith("vtctx-reader: summary:")), None)
         if code != 0 or summary is None:
-            raise DemoError(f"{reader.name} exited {code} without a summary; see "
+            raise ProcessError(f"{reader.name} exited {code} without a summary; see "
                             f"{reader.log.name}")
         reader.stop()
         return dict(w.split("=", 1) for w in summary.split() if "=" in w)
@@ -206,11 +206,11 @@ class Bench:
             what = (f"{phase}: {requests - ok} of {requests} requests failed "
                     f"({report['status_codes']}, {report['errors'][:2]}); see {run_dir}")
             if self.args.smoke or ok == 0:
-                raise DemoError(what)
+                raise ProcessError(what)
             say(what)
         lat = report["latencies"]
         if cpu <= 0 or not 0 < lat["50th"] <= lat["99th"]:
-            raise DemoError(f"{phase}: implausible numbers (CPU {cpu} s, p50 {lat['50th']} ns, "
+            raise ProcessError(f"{phase}: implausible numbers (CPU {cpu} s, p50 {lat['50th']} ns, "
                             f"p99 {lat['99th']} ns); see {run_dir}")
         return {"requests": ok, "failed": requests - ok, "seconds": seconds,
                 "throughput": report["throughput"],
@@ -253,14 +253,14 @@ class Bench:
         sent = sum(r["requests"] for r in reports)
         ok = sum(round(r["requests"] * r["success"]) for r in reports)
         if not ok <= stats["answered"] <= sent:
-            raise DemoError(f"{name}: the service answered {stats['answered']} requests, vegeta "
+            raise ProcessError(f"{name}: the service answered {stats['answered']} requests, vegeta "
                             f"sent {sent} and got {ok} answers")
         # The service's own check span (BenchConfig, shim configurations) comes on top.
         if not 0 <= stats["spans_ended"] - SPANS_PER_REQUEST * stats["answered"] <= 1:
-            raise DemoError(f"{name}: {stats['spans_ended']} spans ended for "
+            raise ProcessError(f"{name}: {stats['spans_ended']} spans ended for "
                             f"{stats['answered']} requests ({SPANS_PER_REQUEST} each expected)")
         if stats["spans_exported"] != stats["spans_ended"]:
-            raise DemoError(f"{name}: the SDK exported {stats['spans_exported']} of "
+            raise ProcessError(f"{name}: the SDK exported {stats['spans_exported']} of "
                             f"{stats['spans_ended']} ended spans (its batch queue overflowed)")
         result.update(answered=stats["answered"], spans_ended=stats["spans_ended"],
                       spans_exported=stats["spans_exported"])
@@ -268,7 +268,7 @@ class Bench:
             result["reader"] = self.stop_reader(reader)
         service.send("quit")
         if service.wait_exit(60) != 0:
-            raise DemoError(f"{name}: the service exited {service.proc.returncode}; see "
+            raise ProcessError(f"{name}: the service exited {service.proc.returncode}; see "
                             f"{service.log.name}")
         service.stop()
         if CONFIGS[config][0] == "vtctx":
@@ -278,7 +278,7 @@ class Bench:
             result["mounts_per_request"] = agent["mounts"] / stats["answered"]
             result["vthreads_per_request"] = agent["vthread_ends"] / stats["answered"]
             if agent["mounts"] < stats["answered"]:
-                raise DemoError(f"{name}: vtctx saw {agent['mounts']} mounts for "
+                raise ProcessError(f"{name}: vtctx saw {agent['mounts']} mounts for "
                                 f"{stats['answered']} requests (each blocks at least once)")
         result["wall_s"] = time.time() - started
         result["loadavg"] = open("/proc/loadavg").read().split()[0]
@@ -335,7 +335,7 @@ def main():
                         f"p99 {fixed['p99_ms']:.1f} ms at {result['rate']}/s, "
                         f"{result['saturation']['throughput']:.0f}/s max "
                         f"(total {time.monotonic() - started:.0f} s)")
-    except DemoError as e:
+    except ProcessError as e:
         sys.exit(f"measureService: {e}")
     finally:
         children.stop_all()

@@ -14,11 +14,12 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
 import attribution  # noqa: E402
 import report  # noqa: E402
 import slowGraph  # noqa: E402
-from processes import Children, DemoError, raise_on_termination_signals  # noqa: E402
+from processes import Children, ProcessError, raise_on_termination_signals  # noqa: E402
 
 SLOW_ENDPOINT = "GET /notes/42"
 OUTPUT_FILES = ["slow-requests.svg", "slow-requests.folded", "profile.folded", "samples.jsonl",
@@ -92,7 +93,7 @@ def start_service(args, out, children):
     info = json.loads(line)
     agent_lines = [l for l in service.stderr_lines if l.startswith("vtctx:")]
     if not any(l.startswith("vtctx: active") for l in agent_lines):
-        raise DemoError(f"the vtctx agent is not active in the service: {agent_lines}")
+        raise ProcessError(f"the vtctx agent is not active in the service: {agent_lines}")
     say(f"service  pid {info['pid']}, http://127.0.0.1:{info['port']}/notes/{{id}}, "
         f"{info['carriers']} carriers, Java {info['java']}")
     say(f"         {agent_lines[0]}")
@@ -142,7 +143,7 @@ def run_load(args, load, counter):
     say(f"  done: {done['requests']:,} requests ({done['slow']} slow, {done['errors']} errors), "
         f"{counter.count():,} samples")
     if done["errors"]:
-        raise DemoError(f"{done['errors']} requests failed (see the load generator's log)")
+        raise ProcessError(f"{done['errors']} requests failed (see the load generator's log)")
     return done
 
 
@@ -154,7 +155,7 @@ def write_perf_map(args, pid, children):
     done = subprocess.run([jcmd, str(pid), "Compiler.perfmap"], capture_output=True, text=True,
                           timeout=120)
     if done.returncode != 0 or not os.path.exists(perf_map):
-        raise DemoError(f"jcmd {pid} Compiler.perfmap failed: {done.stdout}{done.stderr}")
+        raise ProcessError(f"jcmd {pid} Compiler.perfmap failed: {done.stdout}{done.stderr}")
 
 
 def stop_readers(readers):
@@ -164,7 +165,7 @@ def stop_readers(readers):
     for fmt, reader in readers.items():
         code = reader.wait_exit(60)
         if code != 0:
-            raise DemoError(f"{reader.name} exited with {code}: {reader.stderr_lines[-3:]}")
+            raise ProcessError(f"{reader.name} exited with {code}: {reader.stderr_lines[-3:]}")
         lines = [l for l in reader.stderr_lines if l.startswith("vtctx-reader: summary:")]
         summaries[fmt] = lines[-1].split("summary: ", 1)[1] if lines else "(no summary)"
     return summaries
@@ -268,7 +269,7 @@ def run(args, out, children):
     flushed = json.loads(service.wait_for(lambda l: isinstance(l, str) and '"flushed"' in l, 60,
                                           "the request log"))
     if flushed["requests"] < 0:
-        raise DemoError("the service's request log timed out waiting for requests in flight")
+        raise ProcessError("the service's request log timed out waiting for requests in flight")
     service.send("quit")
     load.wait_exit(30)
     service.wait_exit(30)
@@ -302,7 +303,7 @@ def main():
         say("\ndemo: interrupted; stopping every process it started")
         say("RESULT FAIL interrupted")
         code = 130
-    except DemoError as e:
+    except ProcessError as e:
         say(f"RESULT FAIL {e}")
         code = 1
     finally:

@@ -19,11 +19,10 @@ from collections import Counter
 
 import events as events_mod
 import manifest as manifest_mod
-from lineStream import HarnessError
 from naive import movement, naive_grades
 from reconcile import CLASSES, PLANES, grade_run
 from scenarios import SCENARIOS
-from session import Tools, run_once
+from session import HarnessError, ProcessError, Tools, run_once
 
 
 class ScenarioTotals:
@@ -239,7 +238,7 @@ def main():
                 files = run_once(tools, scenario, scenario.arguments(args.quick), run_no, work,
                                  agent_extra, args.timeout)
                 reasons = grade_one(totals, files)
-            except (HarnessError, ValueError, OSError) as e:
+            except (HarnessError, ProcessError, ValueError, OSError) as e:
                 reasons = [f"run could not be completed: {e}"]
                 print(f"  run {run_no}: FAILED: {e}", flush=True)
             except Exception as e:  # a harness bug: still one FAIL line at the end

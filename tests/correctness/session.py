@@ -14,10 +14,18 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 
-from lineStream import HarnessError, LineStream
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                                "lib"))
+from processes import LineStream, ProcessError  # noqa: E402
+
+
+class HarnessError(Exception):
+    """The run could not be carried out (timeout, a process died, a protocol error): the run's
+    markers cannot be graded, and the harness reports FAIL."""
 
 
 @dataclass
@@ -128,7 +136,7 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
         try:
             reader_err.wait_for(lambda l: l == "vtctx-reader: attached", 120,
                                 "'vtctx-reader: attached'")
-        except HarnessError as e:
+        except ProcessError as e:
             raise HarnessError(f"{e}; reader said: {reader_err.all[-3:]}") from None
 
         jvm.stdin.write("GO\n")

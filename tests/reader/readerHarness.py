@@ -4,12 +4,14 @@ test with a message; nothing sleeps on a guess."""
 import argparse
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
 import threading
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                                "lib"))
+from processes import LineStream, ProcessError  # noqa: E402
 
 SKIP = 77  # ctest SKIP_RETURN_CODE
 
@@ -30,40 +32,17 @@ def require_root():
         sys.exit(SKIP)
 
 
-class LineReader:
-    """Reads a pipe line by line on a thread, so waits can have deadlines."""
+class LineReader(LineStream):
+    """A pipe read line by line (scripts/lib/processes.py); a wait that runs out fails the test."""
 
     def __init__(self, stream, echo_prefix=None):
-        self.lines = queue.Queue()
-        self.all = []
-        self.echo_prefix = echo_prefix
-
-        def pump():
-            for raw in iter(stream.readline, ""):
-                line = raw.rstrip("\n")
-                self.all.append(line)
-                if echo_prefix:
-                    print(f"{echo_prefix}{line}", file=sys.stderr)
-                self.lines.put(line)
-            self.lines.put(None)
-
-        self.thread = threading.Thread(target=pump, daemon=True)
-        self.thread.start()
+        super().__init__(stream, echo_prefix=echo_prefix)
 
     def wait_for(self, predicate, timeout, what):
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                fail(f"timed out after {timeout}s waiting for {what}")
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                continue
-            if line is None:
-                fail(f"stream ended while waiting for {what}")
-            if predicate(line):
-                return line
+        try:
+            return super().wait_for(predicate, timeout, what)
+        except ProcessError as e:
+            fail(str(e))
 
 
 def root_test_args(*names):
