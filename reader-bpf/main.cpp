@@ -10,11 +10,12 @@
 #include "absl/strings/string_view.h"
 #include "commands.h"
 #include "vtctx/record.h"
+#include "vtctx/version.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: vtctx-reader <command> [options]\n"
+    "usage: vtctx-reader <command> [options]   (vtctx-reader --version: the vtctx version)\n"
     "\n"
     "Reads the OpenTelemetry thread context (OTEP 4947 `otel_thread_ctx_v1`) of a live process.\n"
     "\n"
@@ -93,6 +94,10 @@ int main(int argc, char** argv) {
   const absl::string_view command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
     fputs(kUsage, stdout);
+    return 0;
+  }
+  if (command == "--version") {
+    fputs("vtctx-reader " VTCTX_VERSION "\n", stdout);
     return 0;
   }
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));

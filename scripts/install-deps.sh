@@ -6,7 +6,8 @@ set -euo pipefail
 APT_PACKAGES=(
   # build
   cmake ninja-build g++ pkg-config clang llvm clang-format
-  # agent and reader
+  # agent and reader (vtctx-reader links libbpf, libelf, zlib and abseil statically: these -dev
+  # packages ship the .a archives; Debian's libelf needs zlib only, so no libzstd)
   libelf-dev zlib1g-dev libbpf-dev bpftool libabsl-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
