@@ -14,15 +14,33 @@ namespace vtctx::reader {
 namespace {
 
 constexpr FlagSpec kBpfRunFlags[] = {
-    {"pid", true},        {"duration", true},   {"wait", true, true}, {"ringbuf-mb", true},
-    {"bpf-stats", false}, {"bpf-floor", false}, {"verbose", false}};
-constexpr FlagSpec kResolveFlags[] = {{"pid", true}, {"format", true}, {"wait", true, true}};
+    {"pid", true},        {"duration", true},     {"wait", true, true}, {"ringbuf-mb", true},
+    {"bpf-stats", false}, {"bpf-floor", false},   {"verbose", false},   {"attach", false},
+    {"agent", true},      {"agent-options", true}};
+constexpr FlagSpec kResolveFlags[] = {{"pid", true},     {"format", true}, {"wait", true, true},
+                                      {"attach", false}, {"agent", true},  {"agent-options", true}};
 constexpr FlagSpec kSyscallsFlags[] = {{"syscall", true}, {"format", true}, {"raw-tp", false}};
 constexpr FlagSpec kProfileFlags[] = {
     {"hz", true}, {"format", true}, {"group-by", true}, {"folded-attrs", true}};
 
+constexpr FlagSpec kAttachFlags[] = {
+    {"pid", true}, {"agent", true}, {"options", true}, {"timeout", true}};
+
 constexpr absl::string_view kTextFormats[] = {"text", "json"};
 constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded"};
+constexpr double kDefaultAttachTimeoutS = 10;
+
+// --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
+// --attach are a usage error.
+absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArgs& parsed) {
+  if (!parsed.Has("attach")) {
+    if (parsed.Has("agent") || parsed.Has("agent-options")) {
+      return absl::InvalidArgumentError("--agent and --agent-options go with --attach");
+    }
+    return std::nullopt;
+  }
+  return AgentLoadOptions{parsed.Get("agent"), parsed.Get("agent-options"), kDefaultAttachTimeoutS};
+}
 
 // Parses a command's `args` against `specs` and `more`: a usage error shows the way to its help;
 // with --help the options say only that; else `fill` reads the flags into them.
@@ -65,6 +83,9 @@ absl::Status ParseRunOptions(const ParsedArgs& parsed, uint32_t default_ringbuf_
   run.bpf_stats = parsed.Has("bpf-stats");
   run.bpf_floor = parsed.Has("bpf-floor");
   run.verbose = parsed.Has("verbose");
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (!attach.ok()) return attach.status();
+  run.attach = *std::move(attach);
   return absl::OkStatus();
 }
 
@@ -140,6 +161,9 @@ absl::Status FillResolve(const ParsedArgs& parsed, ResolveOptions& options) {
   options.pid = *pid;
   options.json = *format == "json";
   options.wait_s = *wait;
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (!attach.ok()) return attach.status();
+  options.attach = *std::move(attach);
   return absl::OkStatus();
 }
 
@@ -170,6 +194,18 @@ absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
   return ParseAttributeGrouping(parsed, options);
 }
 
+absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
+  absl::StatusOr<pid_t> pid = parsed.Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<double> timeout = parsed.Seconds("timeout");
+  if (!timeout.ok()) return timeout.status();
+  options.pid = *pid;
+  options.load.agent_path = parsed.Get("agent");
+  options.load.agent_options = parsed.Get("options");
+  options.load.timeout_s = *timeout > 0 ? *timeout : kDefaultAttachTimeoutS;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ResolveOptions> ParseResolveOptions(std::span<char* const> args) {
@@ -183,6 +219,10 @@ absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args
 
 absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args) {
   return ParseCommand<ProfileOptions>("profile", args, kBpfRunFlags, kProfileFlags, FillProfile);
+}
+
+absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args) {
+  return ParseCommand<AttachOptions>("attach", args, kAttachFlags, {}, FillAttach);
 }
 
 }  // namespace vtctx::reader

@@ -46,7 +46,7 @@ const char kProfileHelp[] =
     "\n"
     "  --pid P          target process (all its threads)\n"
     "  --hz N           samples per second of CPU time, per CPU (default 99)\n"
-    "  --duration S     stop after S seconds\n" VTCTX_WAIT_HELP
+    "  --duration S     stop after S seconds\n" VTCTX_WAIT_HELP VTCTX_ATTACH_HELP
     "  --format F       table (default): traces ranked by CPU time;\n"
     "                   json: one object per sample (tid, cpu, ts_ns, record, valid, trace_id,\n"
     "                   span_id, trace_flags, context, attrs, attributes);\n"
