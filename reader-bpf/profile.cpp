@@ -24,6 +24,7 @@
 #include "bpfRun.h"
 #include "bpfSupport.h"
 #include "commands.h"
+#include "jitCodeNames.h"
 #include "profile.skel.h"
 #include "profileReport.h"
 #include "recordFormat.h"
@@ -53,7 +54,8 @@ const char kProfileHelp[] =
     "                   folded: 'trace_<id>;span_<id>;frames... count' lines for flame graphs\n"
     "                   (user stacks by frame pointers: run the JVM with "
     "-XX:+PreserveFramePointer;\n"
-    "                   JIT frames are named from /tmp/perf-<pid>.map when present)\n"
+    "                   JIT frames named by the JVM itself: its perf map, asked for through\n"
+    "                   its attach socket when sampling starts and ends)\n"
     "  --group-by G     table: rank by trace (default), or by the values of the named record\n"
     "                   attributes (names from P's OTEP 4719 attribute key map, or #<index>),\n"
     "                   e.g. --group-by http.route\n"
@@ -116,6 +118,15 @@ class ProfileCommand final : public BpfCommand {
     if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0 ||
         bpf_map__set_max_entries(skel_->maps.stacks, folded ? 16384 : 1) != 0) {
       return absl::InternalError("sizing the BPF maps failed");
+    }
+    // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
+    if (folded) jit_ = JitCodeNames::ForTarget(target.process, kJitTimeoutS);
+    if (jit_ && jit_->preserve_frame_pointer() == false) {
+      fprintf(stderr,
+              "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer: Java stacks stop "
+              "at the first JIT-compiled frame (callers lost); restart it with "
+              "-XX:+PreserveFramePointer for whole stacks\n",
+              target.process.pid());
     }
     return absl::OkStatus();
   }
@@ -200,7 +211,9 @@ class ProfileCommand final : public BpfCommand {
     WarnUnknownNames(options_.folded_attrs, names);
     const ProfileRun run{end.target.pid(), options_.hz, end.seconds};
     if (options_.format == ProfileFormat::kFolded) {
-      Symbolizer symbols(run.pid, end.target.dir());  // while the target (normally) still runs
+      if (jit_) jit_->Finish();
+      // While the target (normally) still runs.
+      Symbolizer symbols(run.pid, end.target.dir(), jit_ ? &jit_->names() : nullptr);
       PrintFolded(counts, bpf_map__fd(skel_->maps.stacks), symbols, options_.folded_attrs, names);
     } else if (!options_.group_by.empty()) {
       PrintGroupedTable(counts, options_.group_by, names, run);
@@ -209,6 +222,7 @@ class ProfileCommand final : public BpfCommand {
     }
   }
 
+  static constexpr double kJitTimeoutS = 10;
   const ProfileOptions options_;
   const bool events_;  // samples reach user space as ring-buffer events
   std::unique_ptr<profile_bpf, SkelDeleter> skel_;
@@ -216,6 +230,7 @@ class ProfileCommand final : public BpfCommand {
   uint64_t received_ = 0;
   std::string line_;
   SampleAggregate aggregate_;
+  std::unique_ptr<JitCodeNames> jit_;
 };
 
 }  // namespace
