@@ -5,12 +5,14 @@
     agent reports itself active, resolve finds it, and a second attach says "already active";
   - another user: a JVM running as nobody in / (not writable: the trigger file goes to its /tmp),
     the agent taken from beside the reader (the build tree's default): active;
+  - Java 21, the oldest supported release: active;
   - the errors, one line each with its exit code: the agent's own reason for bad options (exit 8,
     then a good attach still works), Java 17 (7), -XX:+DisableAttachMechanism (7, and no SIGQUIT
     sent: the JVM prints no thread dump), not a JVM (7), a JVM that cannot answer in time (8),
     an unprivileged reader (4).
 
-  jvmAttachTest.py --reader R --java J --java17 J17 --agent libvtctx.so --classes DIR --sources DIR
+  jvmAttachTest.py --reader R --java J --java17 J17 --java21 J21 --classes21 DIR
+                   --agent libvtctx.so --classes DIR --sources DIR
 """
 import os
 import shutil
@@ -97,6 +99,16 @@ def other_user(args):
         stop_jvm(jvm)
 
 
+def java21(args):
+    jvm, _, err, pid = start_jvm([args.java21, "-cp", args.classes21, "IdleTarget"])
+    try:
+        expect(["attach", "--pid", str(pid)], args.reader, 0, "active (attached now; Java 21.",
+               "Java 21")
+        err.wait_for(lambda l: l.startswith("vtctx: active (attached"), 30, "the agent's log")
+    finally:
+        stop_jvm(jvm)
+
+
 def errors(args):
     r = args.reader
     jvm, _, _, pid = start_jvm([args.java, "-cp", args.classes, "IdleTarget"])
@@ -159,9 +171,11 @@ def errors(args):
 
 
 def main():
-    args = root_test_args("reader", "java", "java17", "agent", "classes", "sources")
+    args = root_test_args("reader", "java", "java17", "java21", "classes21", "agent", "classes",
+                          "sources")
     container(args)
     other_user(args)
+    java21(args)
     errors(args)
     print("PASS")
 
