@@ -197,7 +197,7 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   // The summary goes out even when stdout failed; the failure is returned after it.
   const absl::Status flushed = FlushStdout();
   PrintSummary(command, counts, *stop_reason, seconds, context);
-  return flushed;
+  return counts.written.ok() ? flushed : counts.written;
 }
 
 }  // namespace vtctx::reader

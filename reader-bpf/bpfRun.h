@@ -56,6 +56,7 @@ struct RunCounts {
   uint64_t matched = 0;    // passed the BPF filter: delivered, dropped (or undelivered)
   uint64_t dropped = 0;
   std::string extra;                        // the command's own fields, e.g. " stacks_lost=3"
+  absl::Status written = absl::OkStatus();  // writing the command's output file, if any
 };
 
 // How a run went, for a command's report.

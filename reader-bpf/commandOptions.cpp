@@ -20,14 +20,13 @@ constexpr FlagSpec kBpfRunFlags[] = {
 constexpr FlagSpec kResolveFlags[] = {{"pid", true},     {"format", true}, {"wait", true, true},
                                       {"attach", false}, {"agent", true},  {"agent-options", true}};
 constexpr FlagSpec kSyscallsFlags[] = {{"syscall", true}, {"format", true}, {"raw-tp", false}};
-constexpr FlagSpec kProfileFlags[] = {
-    {"hz", true}, {"format", true}, {"group-by", true}, {"folded-attrs", true}};
-
+constexpr FlagSpec kProfileFlags[] = {{"hz", true},           {"format", true}, {"group-by", true},
+                                      {"folded-attrs", true}, {"trace", true},  {"output", true}};
 constexpr FlagSpec kAttachFlags[] = {
     {"pid", true}, {"agent", true}, {"options", true}, {"timeout", true}};
 
 constexpr absl::string_view kTextFormats[] = {"text", "json"};
-constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded"};
+constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded", "pprof", "svg"};
 constexpr double kDefaultAttachTimeoutS = 10;
 
 // --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
@@ -143,11 +142,39 @@ absl::Status ParseAttributeGrouping(const ParsedArgs& parsed, ProfileOptions& op
   }
   absl::StatusOr<std::vector<std::string>> folded_attrs = NameList(parsed, "folded-attrs");
   if (!folded_attrs.ok()) return folded_attrs.status();
-  if (!folded_attrs->empty() && options.format != ProfileFormat::kFolded) {
-    return absl::InvalidArgumentError("--folded-attrs applies to --format folded");
+  const bool stacks =
+      options.format == ProfileFormat::kFolded || options.format == ProfileFormat::kSvg;
+  if (!folded_attrs->empty() && !stacks) {
+    return absl::InvalidArgumentError("--folded-attrs applies to --format folded and svg");
   }
   options.group_by = *std::move(group_by);
   options.folded_attrs = *std::move(folded_attrs);
+  return absl::OkStatus();
+}
+
+// --output and --trace, checked against the format.
+absl::Status ParseProfileOutput(const ParsedArgs& parsed, ProfileOptions& options) {
+  const bool file_format =
+      options.format == ProfileFormat::kPprof || options.format == ProfileFormat::kSvg;
+  if (parsed.Has("output") && !file_format) {
+    return absl::InvalidArgumentError("--output applies to --format pprof and svg");
+  }
+  options.output = parsed.Get("output");
+  if (options.format == ProfileFormat::kPprof && options.output.empty()) {
+    return absl::InvalidArgumentError("--format pprof needs --output FILE (e.g. p.pb.gz)");
+  }
+  absl::StatusOr<std::vector<std::string>> traces = NameList(parsed, "trace");
+  if (!traces.ok()) return traces.status();
+  for (const std::string& t : *traces) {
+    if (t.size() != 32 || t.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--trace wants 32 lowercase hex digits per trace id, not '", t, "'"));
+    }
+  }
+  if (!traces->empty() && options.format != ProfileFormat::kFolded && !file_format) {
+    return absl::InvalidArgumentError("--trace applies to --format folded, svg and pprof");
+  }
+  options.traces = *std::move(traces);
   return absl::OkStatus();
 }
 
@@ -190,8 +217,11 @@ absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
   options.hz = *hz;
   options.format = *format == "json"     ? ProfileFormat::kJson
                    : *format == "folded" ? ProfileFormat::kFolded
+                   : *format == "pprof"  ? ProfileFormat::kPprof
+                   : *format == "svg"    ? ProfileFormat::kSvg
                                          : ProfileFormat::kTable;
-  return ParseAttributeGrouping(parsed, options);
+  if (absl::Status s = ParseAttributeGrouping(parsed, options); !s.ok()) return s;
+  return ParseProfileOutput(parsed, options);
 }
 
 absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {

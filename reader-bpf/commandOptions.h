@@ -54,7 +54,7 @@ struct SyscallsOptions {
   bool raw_tp = false;        // --raw-tp
 };
 
-enum class ProfileFormat { kTable, kJson, kFolded };
+enum class ProfileFormat { kTable, kJson, kFolded, kPprof, kSvg };
 
 struct ProfileOptions {
   bool help = false;
@@ -62,7 +62,9 @@ struct ProfileOptions {
   long hz = 99;
   ProfileFormat format = ProfileFormat::kTable;
   std::vector<std::string> group_by;      // attribute names; empty: by trace (--group-by trace)
-  std::vector<std::string> folded_attrs;  // --folded-attrs
+  std::vector<std::string> folded_attrs;  // --folded-attrs (folded, svg)
+  std::vector<std::string> traces;        // --trace: only these trace ids (folded, svg, pprof)
+  std::string output;                     // --output FILE (pprof: required; svg); "" = stdout
 };
 
 absl::StatusOr<ResolveOptions> ParseResolveOptions(std::span<char* const> args);

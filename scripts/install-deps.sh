@@ -17,14 +17,14 @@ APT_PACKAGES=(
   openjdk-17-jdk-headless
 )
 
+SUDO=""
+[[ $(id -u) -eq 0 ]] || SUDO=sudo
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
-  SUDO=""
-  [[ $(id -u) -eq 0 ]] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
@@ -55,4 +55,22 @@ if ! "$JRE21_DIR/bin/java" -version 2>&1 | grep -q '"21\.'; then
   fi
   rm -rf "$tmp"
 fi
-echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR)"
+# google/pprof, the pprof tool that reader.jvm_pprof reads the reader's profiles with: built from the
+# Go module proxy into /opt/vtctx/bin (a pinned version; rebuilt only when the pin changes).
+PPROF_MODULE=github.com/google/pprof@v0.0.0-20261105003125-4bf881d7fb0b
+PPROF_BIN=${VTCTX_PPROF_DIR:-/opt/vtctx/bin}/pprof
+if [[ "$(cat "$PPROF_BIN.module" 2>/dev/null)" != "$PPROF_MODULE" || ! -x "$PPROF_BIN" ]]; then
+  GO=$(command -v go || echo /usr/local/go/bin/go)
+  if [[ ! -x "$GO" ]]; then
+    DEBIAN_FRONTEND=noninteractive ${SUDO:-} apt-get install -y -qq --no-install-recommends golang-go >/dev/null
+    GO=$(command -v go)
+  fi
+  echo "install-deps: building pprof ($PPROF_MODULE) into $(dirname "$PPROF_BIN")"
+  mkdir -p "$(dirname "$PPROF_BIN")"
+  if GOBIN=$(dirname "$PPROF_BIN") GOFLAGS=-mod=mod "$GO" install "$PPROF_MODULE"; then
+    echo "$PPROF_MODULE" >"$PPROF_BIN.module"
+  else
+    echo "install-deps: warning: no pprof; reader.jvm_pprof will fail" >&2
+  fi
+fi
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; pprof $PPROF_BIN)"
