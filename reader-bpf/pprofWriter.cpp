@@ -6,10 +6,12 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "protobufWire.h"
+#include "protobufWriter.h"
 
 namespace vtctx::reader {
 namespace {
+
+using vtctx::ProtobufWriter;
 
 // profile.proto field numbers.
 enum ProfileField : uint32_t {
@@ -42,12 +44,12 @@ class ProfileTables {
     const auto key = std::make_tuple(f.module, f.address, f.name);
     auto [it, added] = locations_.try_emplace(key, locations_.size() + 1);
     if (!added) return it->second;
-    WireWriter line;
-    line.Varint(1, Function(f));  // function_id
-    WireWriter location;
-    location.Varint(1, it->second);         // id
-    location.Varint(2, Mapping(f.module));  // mapping_id
-    location.Varint(3, f.address);
+    ProtobufWriter line;
+    line.Uint64(1, Function(f));  // function_id
+    ProtobufWriter location;
+    location.Uint64(1, it->second);         // id
+    location.Uint64(2, Mapping(f.module));  // mapping_id
+    location.Uint64(3, f.address);
     location.Message(4, line);
     messages_.Message(kLocation, location);
     return it->second;
@@ -56,20 +58,20 @@ class ProfileTables {
   // The functions, locations and mappings made so far, then the string table (field order does
   // not matter in protobuf).
   std::string Tables() const {
-    WireWriter strings;
-    for (const std::string& s : string_order_) strings.Bytes(kStringTable, s);
-    return messages_.bytes() + strings.bytes();
+    ProtobufWriter strings;
+    for (const std::string& s : string_order_) strings.String(kStringTable, s);
+    return messages_.data() + strings.data();
   }
 
  private:
   uint64_t Function(const Frame& f) {
     auto [it, added] = functions_.try_emplace({f.name, f.module}, functions_.size() + 1);
     if (!added) return it->second;
-    WireWriter function;
-    function.Varint(1, it->second);        // id
-    function.Varint(2, String(f.name));    // name
-    function.Varint(3, String(f.name));    // system_name
-    function.Varint(4, String(f.module));  // filename
+    ProtobufWriter function;
+    function.Uint64(1, it->second);        // id
+    function.Uint64(2, String(f.name));    // name
+    function.Uint64(3, String(f.name));    // system_name
+    function.Uint64(4, String(f.module));  // filename
     messages_.Message(kFunction, function);
     return it->second;
   }
@@ -77,10 +79,10 @@ class ProfileTables {
   uint64_t Mapping(const std::string& module) {
     auto [it, added] = mappings_.try_emplace(module, mappings_.size() + 1);
     if (!added) return it->second;
-    WireWriter mapping;
-    mapping.Varint(1, it->second);                                     // id
-    mapping.Varint(5, String(module.empty() ? "[unknown]" : module));  // filename
-    mapping.Varint(7, 1);                                              // has_functions
+    ProtobufWriter mapping;
+    mapping.Uint64(1, it->second);                                     // id
+    mapping.Uint64(5, String(module.empty() ? "[unknown]" : module));  // filename
+    mapping.Uint64(7, 1);                                              // has_functions
     messages_.Message(kMapping, mapping);
     return it->second;
   }
@@ -90,34 +92,34 @@ class ProfileTables {
   std::map<std::pair<std::string, std::string>, uint64_t> functions_;
   std::map<std::tuple<std::string, uint64_t, std::string>, uint64_t> locations_;
   std::map<std::string, uint64_t> mappings_;
-  WireWriter messages_;
+  ProtobufWriter messages_;
 };
 
-WireWriter ValueType(ProfileTables& t, const char* type, const char* unit) {
-  WireWriter v;
-  v.Varint(1, t.String(type));
-  v.Varint(2, t.String(unit));
+ProtobufWriter ValueType(ProfileTables& t, const char* type, const char* unit) {
+  ProtobufWriter v;
+  v.Uint64(1, t.String(type));
+  v.Uint64(2, t.String(unit));
   return v;
 }
 
-WireWriter Sample(ProfileTables& t, const PprofSample& s, int64_t period_ns) {
+ProtobufWriter Sample(ProfileTables& t, const PprofSample& s, int64_t period_ns) {
   std::vector<uint64_t> locations;
   for (const Frame& f : s.frames) locations.push_back(t.Location(f));
   const uint64_t values[] = {static_cast<uint64_t>(s.count),
                              static_cast<uint64_t>(s.count * period_ns)};
-  WireWriter sample;
+  ProtobufWriter sample;
   sample.PackedVarints(1, locations);
   sample.PackedVarints(2, values);
   for (const auto& [key, value] : s.labels) {
-    WireWriter label;
-    label.Varint(1, t.String(key));
-    label.Varint(2, t.String(value));
+    ProtobufWriter label;
+    label.Uint64(1, t.String(key));
+    label.Uint64(2, t.String(value));
     sample.Message(3, label);
   }
   for (const auto& [key, value] : s.number_labels) {
-    WireWriter label;
-    label.Varint(1, t.String(key));
-    label.Varint(3, static_cast<uint64_t>(value));
+    ProtobufWriter label;
+    label.Uint64(1, t.String(key));
+    label.Uint64(3, static_cast<uint64_t>(value));
     sample.Message(3, label);
   }
   return sample;
@@ -127,18 +129,18 @@ WireWriter Sample(ProfileTables& t, const PprofSample& s, int64_t period_ns) {
 
 std::string EncodePprof(const PprofProfile& profile) {
   ProfileTables tables;
-  WireWriter out;
+  ProtobufWriter out;
   out.Message(kSampleType, ValueType(tables, "samples", "count"));
   out.Message(kSampleType, ValueType(tables, "cpu", "nanoseconds"));
   for (const PprofSample& s : profile.samples) {
     out.Message(kSample, Sample(tables, s, profile.period_ns));
   }
-  out.Varint(kTimeNanos, static_cast<uint64_t>(profile.time_nanos));
-  out.Varint(kDurationNanos, static_cast<uint64_t>(profile.duration_nanos));
+  out.Uint64(kTimeNanos, static_cast<uint64_t>(profile.time_nanos));
+  out.Uint64(kDurationNanos, static_cast<uint64_t>(profile.duration_nanos));
   out.Message(kPeriodType, ValueType(tables, "cpu", "nanoseconds"));
-  out.Varint(kPeriod, static_cast<uint64_t>(profile.period_ns));
-  out.Varint(kDefaultSampleType, static_cast<uint64_t>(tables.String("cpu")));
-  return out.bytes() + tables.Tables();
+  out.Uint64(kPeriod, static_cast<uint64_t>(profile.period_ns));
+  out.Uint64(kDefaultSampleType, static_cast<uint64_t>(tables.String("cpu")));
+  return out.data() + tables.Tables();
 }
 
 absl::Status WriteGzipFile(const std::string& path, const std::string& bytes) {

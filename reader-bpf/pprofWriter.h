@@ -8,8 +8,9 @@
 // names are final: nothing for pprof to symbolize). Labels are strings (trace_id, span_id, named
 // record attributes) or numbers (thread.id).
 //
-// Hand-written over protobufWire.h: the five messages pprof needs are ~100 lines, where a
-// protobuf runtime would add a code generator to the build and a library to the static link.
+// Hand-written over tls-publish's ProtobufWriter: the five messages pprof needs are ~150 lines,
+// where a protobuf runtime would add a code generator to the build and a library to the static
+// link.
 #ifndef VTCTX_READER_PPROF_WRITER_H_
 #define VTCTX_READER_PPROF_WRITER_H_
 

@@ -72,30 +72,4 @@ absl::Status WireReader::Next(WireField& field) {
   }
 }
 
-void WireWriter::Raw(uint64_t value) {
-  while (value >= 0x80) {
-    out_.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out_.push_back(static_cast<char>(value));
-}
-
-void WireWriter::Varint(uint32_t number, uint64_t value) {
-  Raw(uint64_t{number} << 3 | static_cast<uint64_t>(WireType::kVarint));
-  Raw(value);
-}
-
-void WireWriter::Bytes(uint32_t number, absl::string_view bytes) {
-  Raw(uint64_t{number} << 3 | static_cast<uint64_t>(WireType::kLengthDelimited));
-  Raw(bytes.size());
-  out_.append(bytes.data(), bytes.size());
-}
-
-void WireWriter::PackedVarints(uint32_t number, std::span<const uint64_t> values) {
-  if (values.empty()) return;
-  WireWriter packed;
-  for (uint64_t v : values) packed.Raw(v);
-  Bytes(number, packed.bytes());
-}
-
 }  // namespace vtctx::reader

@@ -1,6 +1,6 @@
-// Protobuf wire format without a protobuf runtime: the read side walks the OTEP 4719 payload
-// (every read bounds-checked against the bytes given; nothing is trusted), the write side encodes
-// pprof's profile.proto (pprofWriter.h).
+// Protobuf wire format, read side: just enough to walk the OTEP 4719 payload without a protobuf
+// runtime. Every read is bounds-checked against the bytes given; nothing is trusted. (The write
+// side is tls-publish's ProtobufWriter, shared with the agent.)
 //
 // Rules (protobuf encoding spec): a field is a varint tag (field number << 3 | wire type) and a
 // value; varints are at most 10 bytes and must fit 64 bits; field number 0 and numbers above
@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -55,22 +54,6 @@ class WireReader {
 
   std::span<const uint8_t> data_;
   size_t pos_ = 0;
-};
-
-// Appends fields to one message. Values are written even when zero (a decoder reads them as the
-// default either way); signed values as two's complement varints (int32/int64 encoding).
-class WireWriter {
- public:
-  void Varint(uint32_t number, uint64_t value);
-  void Bytes(uint32_t number, absl::string_view bytes);
-  void Message(uint32_t number, const WireWriter& message) { Bytes(number, message.bytes()); }
-  // A packed repeated varint field (nothing when empty).
-  void PackedVarints(uint32_t number, std::span<const uint64_t> values);
-  const std::string& bytes() const { return out_; }
-
- private:
-  void Raw(uint64_t value);
-  std::string out_;
 };
 
 }  // namespace vtctx::reader

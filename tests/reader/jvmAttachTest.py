@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, check, fail, root_test_args, run_reader, stop_jvm
+from readerHarness import LineReader, check, root_test_args, run_reader, stop_jvm
 
 NOBODY = 65534
 
@@ -83,91 +83,92 @@ def container(args):
         shutil.rmtree(hidden, ignore_errors=True)
 
 
+def on_jvm(command, test, **kwargs):
+    """Starts a JVM (start_jvm), runs test(pid, stdout reader, stderr reader), stops the JVM."""
+    jvm, out, err, pid = start_jvm(command, **kwargs)
+    try:
+        test(pid, out, err)
+    finally:
+        stop_jvm(jvm)
+    return out
+
+
+def attached(reader, what, needle="active (attached now;"):
+    """A test for on_jvm: attach succeeds and the agent logs that it is active."""
+    def test(pid, _, err):
+        expect(["attach", "--pid", str(pid)], reader, 0, needle, what)
+        err.wait_for(lambda l: l.startswith("vtctx: active (attached"), 30, "the agent's log")
+    return test
+
+
+def refused(reader, code, needle, what, *extra):
+    """A test for on_jvm: attach fails with `code` and `needle`."""
+    return lambda pid, _, __: expect(["attach", "--pid", str(pid), *extra], reader, code, needle,
+                                     what)
+
+
 def other_user(args):
     def as_nobody():
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)
-    jvm, _, err, pid = start_jvm([args.java, "-cp", args.classes, "IdleTarget"], cwd="/",
-                                 preexec_fn=as_nobody)
-    try:
+
+    def test(pid, out, err):
         check(os.stat(f"/proc/{pid}").st_uid == NOBODY, "the JVM does not run as nobody")
-        expect(["attach", "--pid", str(pid)], args.reader, 0, "active (attached now;",
-               "attach as another user, default agent")
-        err.wait_for(lambda l: l.startswith("vtctx: active (attached"), 30, "the agent's log")
-    finally:
-        stop_jvm(jvm)
+        attached(args.reader, "attach as another user, default agent")(pid, out, err)
+    on_jvm([args.java, "-cp", args.classes, "IdleTarget"], test, cwd="/", preexec_fn=as_nobody)
 
 
 def java21(args):
-    jvm, _, err, pid = start_jvm([args.java21, "-cp", args.classes21, "IdleTarget"])
-    try:
-        expect(["attach", "--pid", str(pid)], args.reader, 0, "active (attached now; Java 21.",
-               "Java 21")
-        err.wait_for(lambda l: l.startswith("vtctx: active (attached"), 30, "the agent's log")
-    finally:
-        stop_jvm(jvm)
+    on_jvm([args.java21, "-cp", args.classes21, "IdleTarget"],
+           attached(args.reader, "Java 21", "active (attached now; Java 21."))
+
+
+def stopped(reader, code, needle, what):
+    """A test for on_jvm: the JVM stopped (SIGSTOP) while attach runs with --timeout 1."""
+    def test(pid, _, __):
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            expect(["attach", "--pid", str(pid), "--timeout", "1"], reader, code, needle, what)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+    return test
 
 
 def errors(args):
     r = args.reader
-    jvm, _, _, pid = start_jvm([args.java, "-cp", args.classes, "IdleTarget"])
-    try:
-        expect(["attach", "--pid", str(pid), "--options", "bogus=1"], r, 8,
-               "the agent stays inactive: unknown option 'bogus'", "bad agent options")
+    idle = [args.java, "-cp", args.classes, "IdleTarget"]
+
+    def bad_then_good(pid, out, err):
+        refused(r, 8, "the agent stays inactive: unknown option 'bogus'", "bad agent options",
+                "--options", "bogus=1")(pid, out, err)
         expect(["attach", "--pid", str(pid)], r, 0, "active (attached now;", "attach after that")
-        # A JVM that cannot answer: stopped, its listener takes the connection but never replies.
-        os.kill(pid, signal.SIGSTOP)
-        try:
-            expect(["attach", "--pid", str(pid), "--timeout", "1"], r, 8,
-                   "did not answer its attach operation within 3 s", "stopped JVM, listener up")
-        finally:
-            os.kill(pid, signal.SIGCONT)
-    finally:
-        stop_jvm(jvm)
-
+        # Listener up: it takes the connection, but a stopped JVM never replies.
+        stopped(r, 8, "did not answer its attach operation within 3 s", "stopped JVM, listener up")(
+            pid, out, err)
+    on_jvm(idle, bad_then_good)
     # Stopped before any attach: its SIGQUIT handler never runs, no listener starts.
-    jvm, _, _, pid = start_jvm([args.java, "-cp", args.classes, "IdleTarget"])
-    try:
-        os.kill(pid, signal.SIGSTOP)
-        try:
-            expect(["attach", "--pid", str(pid), "--timeout", "1"], r, 8,
-                   "did not start its attach listener within 1.0 s", "stopped JVM")
-        finally:
-            os.kill(pid, signal.SIGCONT)
-    finally:
-        stop_jvm(jvm)
-
-    jvm, _, _, pid = start_jvm([args.java17, os.path.join(args.sources, "IdleTarget.java")])
-    try:
-        expect(["attach", "--pid", str(pid)], r, 7, f"pid {pid} runs Java 17", "Java 17")
-    finally:
-        stop_jvm(jvm)
-
-    jvm, out, _, pid = start_jvm([args.java, "-XX:+DisableAttachMechanism", "-cp", args.classes,
-                                  "IdleTarget"])
-    try:
-        expect(["attach", "--pid", str(pid)], r, 7, "-XX:+DisableAttachMechanism", "attach off")
-    finally:
-        stop_jvm(jvm)
+    on_jvm(idle, stopped(r, 8, "did not start its attach listener within 1.0 s", "stopped JVM"))
+    on_jvm([args.java17, os.path.join(args.sources, "IdleTarget.java")],
+           lambda pid, o, e: refused(r, 7, f"pid {pid} runs Java 17", "Java 17")(pid, o, e))
+    out = on_jvm([args.java, "-XX:+DisableAttachMechanism", *idle[1:]],
+                 refused(r, 7, "-XX:+DisableAttachMechanism", "attach off"))
     check(not any("Full thread dump" in l for l in out.all), "SIGQUIT was sent anyway")
 
     sleeper = subprocess.Popen(["sleep", "60"])
     try:
-        expect(["attach", "--pid", str(sleeper.pid)], r, 7, "is not a HotSpot JVM", "not a JVM")
+        refused(r, 7, "is not a HotSpot JVM", "not a JVM")(sleeper.pid, None, None)
     finally:
         sleeper.kill()
         sleeper.wait()
 
-    jvm, _, _, pid = start_jvm([args.java, "-cp", args.classes, "IdleTarget"])
-    try:
+    def unprivileged(pid, _, __):
         proc = subprocess.run([r, "attach", "--pid", str(pid)], capture_output=True, text=True,
                               timeout=60, preexec_fn=lambda: (os.setgid(NOBODY), os.setuid(NOBODY)))
         print(f"unprivileged reader: exit {proc.returncode}: {proc.stderr.strip()}")
         check(proc.returncode == 4 and "no permission" in proc.stderr,
               "an unprivileged reader must get exit 4 'no permission'")
-    finally:
-        stop_jvm(jvm)
+    on_jvm(idle, unprivileged)
 
 
 def main():
