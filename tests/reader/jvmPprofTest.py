@@ -15,10 +15,13 @@ installed by scripts/install-deps.sh), never with our own decoder:
   - `-tags` lists trace_id, span_id, thread.id;
   - `-tagfocus trace_id=<id>` keeps exactly that trace's samples (all of them, nothing else);
   - `-top` (text) and `-http` (the web UI serves the profile) work;
+  - Pyroscope's default ingestion limits hold (4 MiB uncompressed, 16 000 samples, 100 labels per
+    sample, depth 1 000);
 and the SVG parses as XML and holds only the selected trace's method.
 
   jvmPprofTest.py --reader R --java J --agent libvtctx.so --classes DIR --pprof PPROF
 """
+import gzip
 import os
 import re
 import shutil
@@ -158,6 +161,13 @@ def main():
     check(not any("spinEven" in f for s in focused for f in s[2]), "spinEven in an odd trace")
     print(f"-tagfocus trace_id={one_trace}: {len(focused)} stacks, all of that trace")
     check("VtSpin.spin" in pprof(args.pprof, "-top", profile), "pprof -top shows no spin method")
+    size = len(gzip.decompress(open(profile, "rb").read()))
+    deepest = max(len(s[2]) for s in samples)
+    most_labels = max(len(s[0]) for s in samples)
+    print(f"{size} bytes uncompressed, {len(samples)} stacks, depth <= {deepest}, "
+          f"labels <= {most_labels}")
+    check(size <= 4 << 20 and len(samples) <= 16000 and deepest <= 1000 and most_labels <= 100,
+          "over Pyroscope's default ingestion limits")
     check_http(args.pprof, profile)
 
     tree = ET.parse(svg)
