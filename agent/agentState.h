@@ -19,7 +19,6 @@ enum class AgentStatus { kNotLoaded, kActive, kInactive };
 struct AgentState {
   jvmtiEnv* jvmti = nullptr;
   Options options;
-  RecordPool* pool = nullptr;
   bool attached_late = false;
   uint64_t activated_ns = 0;  // CLOCK_MONOTONIC when the load that activated the agent returned
   std::atomic<AgentStatus> status{AgentStatus::kNotLoaded};

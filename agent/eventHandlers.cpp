@@ -6,6 +6,7 @@
 #include "agentState.h"
 #include "handlerBodies.h"
 #include "log.h"
+#include "mountedRecord.h"
 #include "stats.h"
 #include "threadState.h"
 
@@ -23,7 +24,7 @@ void JNICALL OnMount(jvmtiEnv* jvmti, JNIEnv*, jthread) {
     g_stateless_events.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  OnMountBody<kFault>(JvmtiBinding{jvmti}, state, *g_pool, g_bind);
+  OnMountRemembering<kFault>(JvmtiBinding{jvmti}, state, *g_pool, g_bind);
 }
 
 template <bool kFault>
@@ -34,7 +35,7 @@ void JNICALL OnUnmount(jvmtiEnv*, JNIEnv*, jthread) {
     g_stateless_events.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  OnUnmountBody<kFault>(state);
+  OnUnmountRemembering<kFault>(state);
 }
 
 void JNICALL OnVirtualThreadStart(jvmtiEnv* jvmti, JNIEnv*, jthread) {
@@ -45,7 +46,7 @@ void JNICALL OnVirtualThreadStart(jvmtiEnv* jvmti, JNIEnv*, jthread) {
 
 void JNICALL OnVirtualThreadEnd(jvmtiEnv* jvmti, JNIEnv*, jthread) {
   if (ThreadState* state = CurrentThreadState()) {
-    OnVirtualThreadEndBody(JvmtiBinding{jvmti}, state, *g_pool);
+    OnVirtualThreadEndRemembered(JvmtiBinding{jvmti}, state, *g_pool);
   } else {
     // Without a state we cannot recycle; the record stays bound (leaked, still mapped: harmless).
     g_stateless_events.fetch_add(1, std::memory_order_relaxed);
@@ -183,8 +184,8 @@ void* CurrentThreadRecord(jvmtiEnv* jvmti, JNIEnv* jni) {
     // Running Java code, so mounted on this carrier right now: publish as Mount would have.
     ThreadContextRecord* record = BindNewRecord(binding, state, *g_pool);
     if (record == nullptr) return nullptr;
-    Bump(state->counters.vthread_records);
-    Bump(state->counters.lazy_records);
+    Bump(state->counters.records_created_virtual);
+    Bump(state->counters.records_lazily_created);
     PublishOnThisThread(record);
     state->vthread_mounted = true;
     return record;

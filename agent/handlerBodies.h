@@ -29,14 +29,14 @@ ThreadContextRecord* BindNewRecord(Binding binding, ThreadState* state, RecordPo
     pool.Return(state->cache, record);
     record = nullptr;
   }
-  if (record == nullptr) Bump(state->counters.no_record);
+  if (record == nullptr) Bump(state->counters.records_unavailable);
   return record;
 }
 
 // VirtualThreadStart (only with bind=start).
 template <typename Binding>
 void OnVirtualThreadStartBody(Binding binding, ThreadState* state, RecordPool& pool) {
-  if (BindNewRecord(binding, state, pool) != nullptr) Bump(state->counters.vthread_records);
+  if (BindNewRecord(binding, state, pool) != nullptr) Bump(state->counters.records_created_virtual);
 }
 
 // VirtualThreadMount: the carrier now runs `binding`'s virtual thread; point the carrier's slot at
@@ -53,8 +53,8 @@ void OnMountBody(Binding binding, ThreadState* state, RecordPool& pool, BindAt b
     if (bind != BindAt::kFirstUse) {
       record = BindNewRecord(binding, state, pool);
       if (record != nullptr) {
-        Bump(state->counters.vthread_records);
-        if (bind == BindAt::kStart) Bump(state->counters.lazy_records);
+        Bump(state->counters.records_created_virtual);
+        if (bind == BindAt::kStart) Bump(state->counters.records_lazily_created);
       }
     }
     if constexpr (kStaleCarrierFault) PublishOnThisThread(record);  // only at the first mount
@@ -85,7 +85,7 @@ void OnVirtualThreadEndBody(Binding binding, ThreadState* state, RecordPool& poo
   auto* record = static_cast<ThreadContextRecord*>(binding.Get());
   Bump(state->counters.vthread_ends);
   if (record == nullptr) {
-    Bump(state->counters.unpaired_ends);
+    Bump(state->counters.ends_without_record);
     return;
   }
   if (PublishedOnThisThread() == record) PublishOnThisThread(state->own);
@@ -102,8 +102,8 @@ void OnThreadStartBody(Binding binding, ThreadState* state, RecordPool& pool, bo
   if (record == nullptr) return;
   state->own = record;
   if (!state->vthread_mounted) PublishOnThisThread(record);
-  Bump(state->counters.platform_records);
-  if (lazy) Bump(state->counters.lazy_records);
+  Bump(state->counters.records_created_platform);
+  if (lazy) Bump(state->counters.records_lazily_created);
 }
 
 // ThreadEnd (platform threads, on the ending thread): unpublish, then recycle. Nothing else can

@@ -38,26 +38,19 @@ std::string StatsJson() {
   out += std::string("  \"loaded\": \"") + (agent.attached_late ? "attach" : "startup") + "\",\n";
   out += std::string("  \"bind\": \"") + BindName(agent.options.bind) + "\",\n";
   add("activated_monotonic_ns", agent.activated_ns);
-  add("mounts", t.mounts);
-  add("unmounts", t.unmounts);
-  add("unpaired_mounts", t.unpaired_mounts);
-  add("unpaired_unmounts", t.unpaired_unmounts);
-  add("vthread_ends", t.vthread_ends);
-  add("ends_without_record", t.unpaired_ends);
-  add("records_created", t.vthread_records + t.platform_records);
-  add("records_created_virtual", t.vthread_records);
-  add("records_created_platform", t.platform_records);
-  add("records_lazily_created", t.lazy_records);
-  add("records_returned", t.records_returned);
+#define VTCTX_COUNTER_JSON(name, meaning) add(#name, t.name);
+  VTCTX_EVENT_COUNTERS(VTCTX_COUNTER_JSON)
+#undef VTCTX_COUNTER_JSON
+  add("records_created", t.records_created_virtual + t.records_created_platform);
   add("records_live", live);
   add("records_peak", p.peak_outstanding);
-  add("records_unavailable", t.no_record);
   add("record_size", p.record_size);
   add("pool_slabs", p.slabs);
   add("pool_slab_bytes", p.slab_bytes);
   add("pool_bytes", p.slabs * p.slab_bytes);
   add("pool_exhausted", p.exhausted);
   add("pool_resident_bytes", g_pool ? g_pool->ResidentBytes() : 0);
+  add("pool_trimmed_bytes", p.trimmed_bytes);
   add("thread_states_resident_bytes", ThreadStatesResidentBytes());
   add("thread_states", t.thread_states);
   add("stateless_events", StatelessEvents());

@@ -60,6 +60,8 @@ void ReleaseCurrentThreadState(RecordPool& pool) {
   pool.Flush(s->cache);
   s->own = nullptr;
   s->vthread_mounted = false;
+  s->mounted_record = nullptr;
+  s->unmounted_record = nullptr;
   thread_state_internal::t_state = nullptr;
   g_free.Push(static_cast<uint32_t>(s - g_states) + 1);
 }
@@ -71,17 +73,9 @@ CounterTotals SumCounters() {
   for (uint32_t i = 1; i <= used; ++i) {
     const ThreadState& s = StateAt(i);
     const EventCounters& c = s.counters;
-    t.mounts += get(c.mounts);
-    t.unmounts += get(c.unmounts);
-    t.unpaired_mounts += get(c.unpaired_mounts);
-    t.unpaired_unmounts += get(c.unpaired_unmounts);
-    t.vthread_ends += get(c.vthread_ends);
-    t.unpaired_ends += get(c.unpaired_ends);
-    t.vthread_records += get(c.vthread_records);
-    t.platform_records += get(c.platform_records);
-    t.lazy_records += get(c.lazy_records);
-    t.records_returned += get(c.records_returned);
-    t.no_record += get(c.no_record);
+#define VTCTX_COUNTER_SUM(name, meaning) t.name += get(c.name);
+    VTCTX_EVENT_COUNTERS(VTCTX_COUNTER_SUM)
+#undef VTCTX_COUNTER_SUM
     t.records_taken += get(s.cache.taken);
     t.records_put_back += get(s.cache.returned);
   }

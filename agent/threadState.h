@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "counters.h"
 #include "recordPool.h"
 #include "threadContextRecord.h"
 
@@ -24,23 +25,19 @@ inline void Bump(Counter& c) {
 }
 
 struct EventCounters {
-  Counter mounts;
-  Counter unmounts;
-  Counter unpaired_mounts;    // Mount while another virtual thread was still mounted here
-  Counter unpaired_unmounts;  // Unmount with nothing mounted (e.g. running at attach time)
-  Counter vthread_ends;
-  Counter unpaired_ends;     // End of a virtual thread without a record (late attach; bind=use)
-  Counter vthread_records;   // records bound to virtual threads
-  Counter platform_records;  // records bound to platform threads
-  Counter lazy_records;      // of those, bound at first use rather than at a start event
-  Counter records_returned;
-  Counter no_record;  // a record was needed but none could be bound (pool exhausted)
+#define VTCTX_COUNTER_FIELD(name, meaning) Counter name;
+  VTCTX_EVENT_COUNTERS(VTCTX_COUNTER_FIELD)
+#undef VTCTX_COUNTER_FIELD
 };
 
 struct ThreadState {
   ThreadContextRecord* own = nullptr;  // this OS thread's platform-thread record, or null
   bool vthread_mounted = false;        // a virtual thread is mounted here (Mount seen, no Unmount)
-  uint32_t free_link = 0;              // link in the arena's free stack while unused
+  // The mounted virtual thread's record as its Mount found it, and the last unmounted one's until
+  // the next Mount or End: what its End recycles without asking JVMTI (mountedRecord.h).
+  ThreadContextRecord* mounted_record = nullptr;
+  ThreadContextRecord* unmounted_record = nullptr;
+  uint32_t free_link = 0;  // link in the arena's free stack while unused
   RecordCache cache;
   EventCounters counters;
 };
@@ -67,10 +64,12 @@ void ReleaseCurrentThreadState(RecordPool& pool);
 
 // Sums the counters of every state ever handed out.
 struct CounterTotals {
-  uint64_t mounts, unmounts, unpaired_mounts, unpaired_unmounts, vthread_ends, unpaired_ends,
-      vthread_records, platform_records, lazy_records, records_returned, no_record, records_taken,
-      records_put_back;
-  uint64_t thread_states;  // states handed out (high-water mark of concurrent OS threads)
+#define VTCTX_COUNTER_TOTAL(name, meaning) uint64_t name = 0;
+  VTCTX_EVENT_COUNTERS(VTCTX_COUNTER_TOTAL)
+#undef VTCTX_COUNTER_TOTAL
+  uint64_t records_taken = 0;     // from the pool, over every cache
+  uint64_t records_put_back = 0;  // to the pool, over every cache
+  uint64_t thread_states = 0;     // states handed out (high-water mark of concurrent OS threads)
 };
 CounterTotals SumCounters();
 

@@ -17,6 +17,7 @@
 #include "loadedWriters.h"
 #include "log.h"
 #include "otelThreadContext.h"
+#include "poolTrimmer.h"
 #include "processContextInit.h"
 #include "readerResync.h"
 #include "shimLink.h"
@@ -157,6 +158,10 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   if (!context.error.empty()) LogError("process context not published: %s", context.error.c_str());
   // The natives hand out records from here on, only once every event that repoints a carrier is on.
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
+  // Threads of ours only once nothing can fail: a failed attach unloads the library.
+  if (!StartPoolTrimmer(*pool)) {
+    LogError("cannot start the pool trimmer thread; idle records keep their memory");
+  }
   std::string shims;
   if (late) shims = TellShims(vm, jvmti);
   // Last: the process context is published and the TLS descriptor bound, so the resynchronisation

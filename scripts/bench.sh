@@ -3,6 +3,7 @@
 #
 #   scripts/bench.sh [--smoke] [--out DIR] [--build-dir DIR] [--rounds N] [--java JAVA]
 #                    [--no-build] [--publish]
+#   scripts/bench.sh --service [--smoke] [--java21 JAVA] [same options]
 #
 # Parts, in order: native (Google Benchmark: handler bodies, record rewrite, pool, TLS symbol
 # resolution), JMH (5 virtual-thread workloads x 7 agent configurations, --rounds rounds of one
@@ -16,13 +17,23 @@
 #   --publish    copy the summary and plots to docs/results/ (benchmarks-run.md, *.svg)
 # Readers (JMH reader configurations and the BPF part) need root; without it they are skipped
 # and the summary says so.
+#
+# --service runs only the service benchmark (benchmarks/service: what vtctx costs a Helidon
+# service with OpenTelemetry, PostgreSQL and an HTTP backend, under vegeta load; ~50 min): JDK 25
+# (--java) and Java 21 (--java21, default /opt/vtctx/jre21/bin/java), default and one carrier,
+# --rounds rounds. --smoke: one short round (~1.5 min; ctest bench.smoke.service). --publish
+# writes the tables into docs/results/service.md, the plot to docs/results/service.svg and the
+# headline into README.md (between their service-results markers).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-smoke=0 out="" build="$root/build" rounds=5 do_build=1 publish=0 java=""
+smoke=0 out="" build="$root/build" rounds=5 do_build=1 publish=0 java="" service=0
+java21=/opt/vtctx/jre21/bin/java
 command_line="scripts/bench.sh $*"
 while (($#)); do
   case $1 in
     --smoke) smoke=1; shift ;;
+    --service) service=1; shift ;;
+    --java21) java21=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
@@ -34,8 +45,8 @@ while (($#)); do
 done
 build=$(cd "$build" 2>/dev/null && pwd || echo "$build")
 if [[ -z $out ]]; then
-  out=/tmp/vtctx-bench-$(date -u +%Y%m%dT%H%M%SZ)
-  ((smoke)) && out=$build/bench-smoke
+  out=/tmp/vtctx-bench-$( ((service)) && echo "service-")$(date -u +%Y%m%dT%H%M%SZ)
+  ((smoke)) && out=$build/bench-smoke$( ((service)) && echo "-service")
 fi
 log() { echo "bench.sh: $*" >&2; }
 
@@ -62,16 +73,17 @@ mkdir -p "$out"
 is_root=0
 [[ $(id -u) -eq 0 ]] && is_root=1
 
-# Java parts: the shim jar as users build it, then the JMH jar against it (Maven writes into the
-# build tree). Pinned to the JDK's major version, like the ctest Maven runs.
+# Java parts: the shim jar as users build it, then the JMH (or service) jar against it (Maven
+# writes into the build tree). Pinned to the JDK's major version, like the ctest Maven runs.
 major=$("$java" -XshowSettings:properties -version 2>&1 |
   sed -n 's/^ *java.specification.version = //p')
 mvn_args=(-q -B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
-log "building the shim jar and the JMH jar (Maven)"
+part=$( ((service)) && echo service || echo jmh)
+log "building the shim jar and the $part jar (Maven)"
 mvn "${mvn_args[@]}" -f "$root/java-shim/pom.xml" -DskipTests \
   -Dvtctx.buildDir="$build/bench/shim" package
 shim_jar=$build/bench/shim/vtctx-shim-0.1.0.jar
-mvn "${mvn_args[@]}" -f "$root/benchmarks/jmh/pom.xml" -Dvtctx.buildDir="$build/bench/jmh" \
+mvn "${mvn_args[@]}" -f "$root/benchmarks/$part/pom.xml" -Dvtctx.buildDir="$build/bench/$part" \
   -Dvtctx.shimJar="$shim_jar" package
 jmh_jar=$build/bench/jmh/benchmarks.jar
 
@@ -94,6 +106,44 @@ machine() {
 machine >"$out/machine.txt"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 started=$SECONDS
+
+# The service benchmark alone (--service).
+run_service() {
+  local vegeta service_args page=$root/docs/results/service.md
+  vegeta=$(command -v vegeta || echo /opt/vtctx/bin/vegeta)
+  [[ -x $vegeta ]] || { log "no vegeta: run scripts/install-deps.sh"; exit 1; }
+  [[ -x $java21 ]] || { log "no Java 21 at $java21: run scripts/install-deps.sh"; exit 1; }
+  echo "java 21: $("$java21" -version 2>&1 | tr '\n' ' ')" >>"$out/machine.txt"
+  service_args=(--java "$major=$java" --java "21=$java21" --backend-java "$java"
+    --service-dir "$build/bench/service" --shim-jar "$shim_jar" --agent "$agent"
+    --empty-agent "$empty" --reader "$reader" --vegeta "$vegeta" --out "$out" --rounds "$rounds")
+  ((smoke)) && service_args+=(--smoke)
+  log "service benchmark ($( ((smoke)) && echo smoke || echo "$rounds rounds"))"
+  python3 "$root/benchmarks/service/measureService.py" "${service_args[@]}"
+  echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); took $((SECONDS - started)) s" \
+    >>"$out/machine.txt"
+  {
+    printf '### Machine and command\n\n```\n'
+    cat "$out/command.txt"
+    printf '```\n\n```\n'
+    cat "$out/machine.txt"
+    printf '```\n'
+  } >"$out/header.md"
+  local publish_args=()
+  ((publish)) && publish_args=(--publish-page "$page" --publish-readme "$root/README.md")
+  python3 "$root/benchmarks/service/serviceResults.py" "$out" --header "$out/header.md" \
+    --md "$out/summary.md" --svg "$out/service.svg" --json "$out/summary.json" \
+    "${publish_args[@]}" >/dev/null
+  if ((publish)); then
+    cp "$out/service.svg" "$root/docs/results/service.svg"
+    log "published docs/results/service.md, service.svg and the README's headline"
+  fi
+  log "done in $((SECONDS - started)) s: $out/summary.md"
+}
+if ((service)); then
+  run_service
+  exit 0
+fi
 
 # Native.
 log "native benchmarks"

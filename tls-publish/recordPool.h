@@ -1,24 +1,31 @@
 // RecordPool: fixed-address OTEP 4947 records for many threads, without a global lock or malloc.
 //
 // Memory: one large PROT_NONE reservation made up front; 1 MiB slabs inside it are committed on
-// demand and NEVER returned to the OS while the pool lives, so a record address stays mapped for
-// the life of the process (a late reader can never fault on it). A record's index is its position
-// in the reservation, which makes pointer <-> index conversion arithmetic.
+// demand and never unmapped while the pool lives, so a record address stays mapped for the life of
+// the process (a late reader can never fault on it in user space). A record's index is its
+// position in the reservation, which makes pointer <-> index conversion arithmetic.
 //
 // Concurrency: each thread owns a RecordCache (up to 2 batches of records). Take/Return touch only
 // the caller's cache (fast path: a few instructions, no atomics). A cache refills or spills one
-// batch at a time through a lock-free tagged stack of batches; when that is empty, fresh records
-// are carved from the slabs with one fetch_add.
+// batch at a time through a lock-free tagged stack of batches; when that is empty, trimmed chunks
+// are revived, then fresh records are carved from the slabs with one fetch_add.
 //
-// Returned records are zeroed (valid=0, ids zero, no attributes) before anyone can take them again.
-// The pool never knows who points at a record: callers return a record only when no published TLS
-// pointer can still reach it (see agent/eventHandlers.cpp).
+// Clean records stay clean: the free-batch links live in a side array (8 bytes per record,
+// committed with its slab), Return zeroes only a record that is not all zero, and spill and refill
+// never write a record. Every record a cache holds is on a present page (read-touched when carved
+// or revived), so a BPF reader (bpf_probe_read_user, which cannot fault pages in) reads a record
+// that holds no context as zeroes (valid=0), never as a fault.
+//
+// Trim gives the pages of idle records back to the OS (see Trim()). The pool never knows who points
+// at a record: callers return a record only when no published TLS pointer can still reach it (see
+// agent/handlerBodies.h).
 #ifndef VTCTX_TLS_PUBLISH_RECORD_POOL_H_
 #define VTCTX_TLS_PUBLISH_RECORD_POOL_H_
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "taggedIndexStack.h"
 #include "threadContextRecord.h"
@@ -42,19 +49,27 @@ struct RecordPoolStats {
   uint64_t slabs = 0;        // committed slabs
   uint64_t slab_bytes = 0;   // bytes per slab
   uint64_t carved = 0;       // records ever carved from slabs
-  uint64_t shared_free = 0;  // records in the shared stack
+  uint64_t shared_free = 0;  // records in the shared stack and in trimmed chunks
+  uint64_t trimmed = 0;      // of those, records in trimmed chunks (their pages given back)
   uint64_t outstanding = 0;  // carved - shared_free: live records plus those in thread caches
   uint64_t peak_outstanding = 0;
-  uint64_t exhausted = 0;  // Take() calls that found no memory
+  uint64_t exhausted = 0;      // Take() calls that found no memory
+  uint64_t trimmed_bytes = 0;  // private bytes of records and links given back to the OS, ever
 };
 
-// Bytes of [begin, begin + length) resident in RAM (0 on error). Page-aligned begin required.
+// Bytes of [begin, begin + length) that are private pages in RAM (what RSS counts of it): present
+// and mapped only here (/proc/self/pagemap). Pages only ever read map the shared zero page and do
+// not count. 0 on error. Page-aligned begin required.
 uint64_t ResidentBytesOf(const void* begin, size_t length);
 
 class RecordPool {
  public:
   static constexpr size_t kSlabBytes = size_t{1} << 20;            // 1 MiB
   static constexpr size_t kDefaultReserveBytes = size_t{8} << 30;  // 8 GiB of address space
+  // Trim policy (TrimWanted()): live records (outstanding) at most a quarter of their peak since
+  // the last trim, and at least 2 MiB of free records still holding memory.
+  static constexpr uint64_t kTrimPeakToLive = 4;
+  static constexpr uint64_t kTrimMinIdleBytes = uint64_t{2} << 20;  // 2 MiB
 
   // `record_size` must satisfy IsValidRecordSize(). If the reservation cannot be made, smaller
   // ones are tried; ok() is false only if none succeeds.
@@ -67,17 +82,18 @@ class RecordPool {
   bool ok() const { return base_ != nullptr; }
   size_t record_size() const { return record_size_; }
 
-  // Returns a zeroed record, or nullptr if the reservation is used up. Async-signal-safe except
-  // when it commits a new slab (an mprotect call, once per slab).
+  // Returns a zeroed record on a present page, or nullptr if the reservation is used up.
+  // Async-signal-safe except when it commits a new slab (an mprotect call, once per slab).
   ThreadContextRecord* Take(RecordCache& cache) {
     if (__builtin_expect(cache.count == 0, 0) && !Refill(cache)) return nullptr;
     Bump(cache.taken);
     return cache.items[--cache.count];
   }
 
-  // Zeroes `record` and makes it available again. `record` must come from this pool.
+  // Makes `record` available again, zeroed; a record that is already all zero is not written, so
+  // its page stays clean. `record` must come from this pool.
   void Return(RecordCache& cache, ThreadContextRecord* record) {
-    Zero(record);
+    if (!IsZero(record)) Zero(record);
     if (__builtin_expect(cache.count == RecordCache::kCapacity, 0))
       Spill(cache, RecordCache::kBatch);
     cache.items[cache.count++] = record;
@@ -87,6 +103,28 @@ class RecordPool {
   // Moves every record held by `cache` to the shared stack (call before a cache's owner exits).
   void Flush(RecordCache& cache);
 
+  // Gives the memory of idle records back to the OS: every chunk (the records on a run of whole
+  // pages: one 4 KiB page of 64-byte records) whose records are all in the shared stack leaves the
+  // stack and its pages are zapped with madvise(MADV_DONTNEED), as are the link pages that only
+  // such chunks use. The mapping stays (a stale pointer still reads zeroes, never faults in user
+  // space); a trimmed chunk is revived (read-touched, relinked) when the stack runs dry, before
+  // fresh records are carved. Records in thread caches or taken are never touched: Trim works only
+  // on records it has detached from the shared stack, which no Take can reach until it puts them
+  // back. Returns the bytes given back. Slow (walks every free record; two detached stacks
+  // meanwhile make concurrent refills carve fresh records): call it from a maintenance thread, not
+  // an event. Concurrent calls: one trims, the others return 0.
+  uint64_t Trim();
+
+  // The trim policy (kTrimPeakToLive, kTrimMinIdleBytes). Cheap: a few relaxed loads.
+  bool TrimWanted() const;
+
+  // Trim requests, for one maintenance thread: after EnableTrimRequests(), a spill that finds
+  // TrimWanted() wakes WaitForTrimRequest(); TrimIfWanted() clears the request and trims if the
+  // policy still holds.
+  void EnableTrimRequests() { trim_requests_enabled_.store(true, std::memory_order_relaxed); }
+  void WaitForTrimRequest() const { trim_requested_.wait(0, std::memory_order_acquire); }
+  uint64_t TrimIfWanted();
+
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_bytes_; }
   // The reservation: records are taken from its start upwards (freed ones are reused first).
   char* base() const { return base_; }
@@ -94,18 +132,58 @@ class RecordPool {
 
   RecordPoolStats Stats() const;
 
-  // Bytes of committed slabs actually resident in RAM (mincore), i.e. what the records cost.
+  // Private bytes in RAM of the committed slabs and of their links (ResidentBytesOf()).
   uint64_t ResidentBytes() const;
 
  private:
+  // Links of a free record (side array indexed by slot = index - 1).
+  struct FreeLink {
+    uint32_t next_batch;  // in the shared stack: the next batch's first record (batch heads only)
+    uint32_t next;        // the next record of this batch, 0 at its end
+  };
+  struct BatchLink {
+    const RecordPool* pool;
+    uint32_t& operator()(uint32_t index) const { return pool->Link(index).next_batch; }
+  };
+  struct ChunkLink {
+    const RecordPool* pool;
+    uint32_t& operator()(uint32_t chunk) const { return pool->chunk_links_[chunk - 1]; }
+  };
+
   // Single-writer counter: the owning thread increments, others only read.
   static void Bump(std::atomic<uint64_t>& counter) {
     counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
+  // Reads the whole record, one 64-byte line at a time (four 16-byte loads, no branch per word).
+  bool IsZero(const ThreadContextRecord* record) const {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(record);
+    if (record_size_ == kRecordDefaultSize) return IsZeroLine(bytes);
+    for (size_t off = 0; off < record_size_; off += kRecordDefaultSize) {
+      if (!IsZeroLine(bytes + off)) return false;
+    }
+    return true;
+  }
+  static bool IsZeroLine(const unsigned char* line) {
+    using Words = uint64_t __attribute__((vector_size(16)));
+    Words a, b, c, d;  // separate values, not an array: kept in registers
+    std::memcpy(&a, line, 16);
+    std::memcpy(&b, line + 16, 16);
+    std::memcpy(&c, line + 32, 16);
+    std::memcpy(&d, line + 48, 16);
+    const Words any = (a | b) | (c | d);
+    return (any[0] | any[1]) == 0;
+  }
   void Zero(ThreadContextRecord* record) const;
   bool Refill(RecordCache& cache);
+  bool PopBatch(RecordCache& cache);
+  bool ReviveChunk(RecordCache& cache);
+  bool Carve(RecordCache& cache);
+  void NotePeak();
   void Spill(RecordCache& cache, uint32_t n);
+  void MaybeRequestTrim();
   bool EnsureCommitted(uint64_t end_record);
+  void TouchPages(const char* begin, size_t length) const;
+  uint32_t LinkBatches(uint64_t first_slot, uint64_t count, uint32_t* last_head);
 
   // Slot k (0-based) lives in slab k / per_slab; index = k + 1 (0 means "none"). Power-of-two
   // sizes fill slabs exactly, so the arithmetic reduces to shifts (no divisions on spill/refill).
@@ -122,30 +200,50 @@ class RecordPool {
     return static_cast<uint32_t>((off / kSlabBytes) * records_per_slab_ +
                                  (off % kSlabBytes) / record_size_ + 1);
   }
+  FreeLink& Link(uint32_t index) const { return links_[index - 1]; }
 
-  // Free-batch links live inside free records: word 0 = next batch (stack link), word 1 = next
-  // record in this batch, word 2 = batch length. They are cleared again when the batch is taken.
-  uint32_t* Word(uint32_t index, int word) const {
-    return reinterpret_cast<uint32_t*>(At(index)) + word;
+  // Chunk c (1-based) is the chunk_records_ records from ChunkSlot(c); chunks tile each slab from
+  // its start (its last records may belong to none: they are never trimmed).
+  uint64_t ChunkSlot(uint64_t chunk) const {
+    const uint64_t c = chunk - 1;
+    return (c / chunks_per_slab_) * records_per_slab_ + (c % chunks_per_slab_) * chunk_records_;
   }
-  struct BatchLink {
-    const RecordPool* pool;
-    uint32_t& operator()(uint32_t index) const { return *pool->Word(index, 0); }
-  };
+  // The chunk holding slot k, or 0.
+  uint64_t ChunkOfSlot(uint64_t k) const {
+    const uint64_t in_slab = k % records_per_slab_ / chunk_records_;
+    if (in_slab >= chunks_per_slab_) return 0;
+    return k / records_per_slab_ * chunks_per_slab_ + in_slab + 1;
+  }
 
   size_t record_size_;
   size_t records_per_slab_;
   unsigned record_shift_;  // log2(record_size_) if it is a power of two, else 0
+  size_t page_size_;
+  uint64_t chunk_records_ = 0;    // records per chunk: lcm(record size, page size) / record size
+  uint64_t chunks_per_slab_ = 0;  // 0: chunks do not fit a slab, nothing is ever trimmed
   char* base_ = nullptr;
   size_t reserved_bytes_ = 0;
   uint64_t reserved_records_ = 0;
+  // Side reservation: links_[reserved_records_], then chunk_links_[reserved chunks]; committed
+  // with the slabs they describe.
+  char* side_ = nullptr;
+  size_t side_bytes_ = 0;
+  FreeLink* links_ = nullptr;
+  uint32_t* chunk_links_ = nullptr;
 
   TaggedIndexStack<BatchLink> free_batches_{BatchLink{this}};
+  TaggedIndexStack<ChunkLink> trimmed_chunks_{ChunkLink{this}};
   alignas(64) std::atomic<uint64_t> carved_{0};
   std::atomic<uint64_t> committed_slabs_{0};
-  alignas(64) std::atomic<uint64_t> shared_free_{0};
+  alignas(64) std::atomic<uint64_t> shared_free_{0};  // includes trimmed_records_
+  std::atomic<uint64_t> trimmed_records_{0};
   std::atomic<uint64_t> peak_outstanding_{0};
+  std::atomic<uint64_t> peak_since_trim_{0};
   std::atomic<uint64_t> exhausted_{0};
+  alignas(64) std::atomic<bool> trimming_{false};
+  std::atomic<bool> trim_requests_enabled_{false};
+  std::atomic<uint32_t> trim_requested_{0};
+  std::atomic<uint64_t> trimmed_bytes_{0};
 };
 
 }  // namespace vtctx

@@ -2,8 +2,9 @@
 //
 // The head packs {index, tag} in one 64-bit word; every successful push or pop bumps the tag, so a
 // stale head can never be CAS'ed back in (it would take 2^32 operations between a read and its
-// CAS). Nodes are never unmapped while the stack lives, so reading the link of a node that another
-// thread has just popped is harmless: the value is discarded when the CAS fails.
+// CAS). Links are never unmapped while the stack lives, so reading the link of a node that another
+// thread has just popped is harmless (whatever it reads, even zeroes of a page given back to the
+// OS): the value is discarded when the CAS fails.
 //
 // The caller stores the "next" link of each node; `LinkOf(index)` returns a reference to it.
 #ifndef VTCTX_TLS_PUBLISH_TAGGED_INDEX_STACK_H_
@@ -19,11 +20,14 @@ class TaggedIndexStack {
  public:
   explicit TaggedIndexStack(LinkOf link_of) : link_of_(link_of) {}
 
-  void Push(uint32_t index) {
+  void Push(uint32_t index) { PushChain(index, index); }
+
+  // Pushes nodes already linked first -> ... -> last (the caller set every link but last's).
+  void PushChain(uint32_t first, uint32_t last) {
     uint64_t head = head_.load(std::memory_order_relaxed);
     do {
-      Link(index).store(IndexOf(head), std::memory_order_relaxed);
-    } while (!head_.compare_exchange_weak(head, Pack(index, TagOf(head) + 1),
+      Link(last).store(IndexOf(head), std::memory_order_relaxed);
+    } while (!head_.compare_exchange_weak(head, Pack(first, TagOf(head) + 1),
                                           std::memory_order_release, std::memory_order_relaxed));
   }
 
@@ -38,6 +42,17 @@ class TaggedIndexStack {
       }
     }
     return 0;
+  }
+
+  // Detaches the whole stack and returns its top (0 when empty); the caller owns every node and
+  // walks them through their links.
+  uint32_t PopAll() {
+    uint64_t head = head_.load(std::memory_order_acquire);
+    while (IndexOf(head) != 0 &&
+           !head_.compare_exchange_weak(head, Pack(0, TagOf(head) + 1), std::memory_order_acquire,
+                                        std::memory_order_acquire)) {
+    }
+    return IndexOf(head);
   }
 
  private:

@@ -94,7 +94,9 @@ def main():
         random.shuffle(order)
         for name in order:
             stem = os.path.join(args.out, f"jmh-r{r}-{name}")
-            cmd = [args.java, "-cp", f"{args.jar}:{args.shim_jar}", "org.openjdk.jmh.Main",
+            # A smoke run measures nothing, so another JMH run on the machine may go on meanwhile.
+            lock = ["-Djmh.ignoreLock=true"] if args.smoke else []
+            cmd = [args.java, *lock, "-cp", f"{args.jar}:{args.shim_jar}", "org.openjdk.jmh.Main",
                    args.benchmarks, "-f", "1", *iterations, *PROFILERS, "-rf", "json",
                    "-rff", stem + ".json", "-jvmArgsAppend", " ".join(jvm_args(args, name, r))]
             t0 = time.monotonic()

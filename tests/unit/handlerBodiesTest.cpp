@@ -62,9 +62,10 @@ TEST_F(HandlerBodies, MountPublishesUnmountRestoresOwnEndRecycles) {
   const EventCounters& c = carrier_.counters;
   EXPECT_EQ(c.mounts.load(), 2u);
   EXPECT_EQ(c.unmounts.load(), 2u);
-  EXPECT_EQ(c.vthread_records.load(), 1u);
+  EXPECT_EQ(c.records_created_virtual.load(), 1u);
   EXPECT_EQ(c.records_returned.load(), 1u);
-  EXPECT_EQ(c.unpaired_mounts.load() + c.unpaired_unmounts.load() + c.unpaired_ends.load(), 0u);
+  EXPECT_EQ(c.unpaired_mounts.load() + c.unpaired_unmounts.load() + c.ends_without_record.load(),
+            0u);
   // The recycled record is the next one handed out.
   void* next = nullptr;
   OnMountBody(FakeBinding{&next}, &carrier_, pool_, BindAt::kFirstMount);
@@ -90,14 +91,14 @@ TEST_F(HandlerBodies, LateAttachUnpairedEventsAreHarmless) {
   EXPECT_EQ(Published(), own_);
   EXPECT_EQ(carrier_.counters.unpaired_unmounts.load(), 1u);
   OnVirtualThreadEndBody(FakeBinding{&running_at_attach}, &carrier_, pool_);
-  EXPECT_EQ(carrier_.counters.unpaired_ends.load(), 1u);
+  EXPECT_EQ(carrier_.counters.ends_without_record.load(), 1u);
   EXPECT_EQ(Published(), own_);
   // Its first Mount after the attach binds a record lazily.
   void* parked_at_attach = nullptr;
   OnMountBody(FakeBinding{&parked_at_attach}, &carrier_, pool_, BindAt::kStart);
   EXPECT_NE(parked_at_attach, nullptr);
   EXPECT_EQ(Published(), parked_at_attach);
-  EXPECT_EQ(carrier_.counters.lazy_records.load(), 1u);
+  EXPECT_EQ(carrier_.counters.records_lazily_created.load(), 1u);
   // A second Mount without Unmount in between is counted, and still publishes the new thread.
   void* other = nullptr;
   OnMountBody(FakeBinding{&other}, &carrier_, pool_, BindAt::kFirstMount);
@@ -122,8 +123,8 @@ TEST_F(HandlerBodies, BindAtStartReusesTheStartRecord) {
   OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kStart);
   EXPECT_EQ(vt, at_start);
   EXPECT_EQ(Published(), at_start);
-  EXPECT_EQ(carrier_.counters.vthread_records.load(), 1u);
-  EXPECT_EQ(carrier_.counters.lazy_records.load(), 0u);
+  EXPECT_EQ(carrier_.counters.records_created_virtual.load(), 1u);
+  EXPECT_EQ(carrier_.counters.records_lazily_created.load(), 0u);
 }
 
 // The test-only fault reproduces the failure the correctness harness must catch: after a second
@@ -160,7 +161,7 @@ TEST_F(HandlerBodies, NoRecordAvailableMeansPublishNothing) {
   OnMountBody(FakeBinding{&vt}, &state, tiny, BindAt::kFirstMount);
   EXPECT_EQ(vt, nullptr);
   EXPECT_EQ(Published(), nullptr);  // incomplete, never wrong
-  EXPECT_EQ(state.counters.no_record.load(), 1u);
+  EXPECT_EQ(state.counters.records_unavailable.load(), 1u);
   OnUnmountBody(&state);
   EXPECT_EQ(Published(), nullptr);
 }
@@ -181,7 +182,7 @@ TEST_F(HandlerBodies, BindOnUseLeavesUnpublishedThreadsUnbound) {
   OnMountBody(FakeBinding{&vt}, &carrier_, pool_, BindAt::kFirstUse);
   EXPECT_EQ(vt, nullptr);
   EXPECT_EQ(Published(), nullptr);
-  EXPECT_EQ(carrier_.counters.vthread_records.load(), 0u);
+  EXPECT_EQ(carrier_.counters.records_created_virtual.load(), 0u);
   OnUnmountBody(&carrier_);
   EXPECT_EQ(Published(), own_);
   EXPECT_EQ(carrier_.counters.unpaired_unmounts.load(), 0u);  // a paired Mount/Unmount
@@ -193,7 +194,7 @@ TEST_F(HandlerBodies, BindOnUseLeavesUnpublishedThreadsUnbound) {
   OnUnmountBody(&carrier_);
   void* never_published = nullptr;
   OnVirtualThreadEndBody(FakeBinding{&never_published}, &carrier_, pool_);
-  EXPECT_EQ(carrier_.counters.unpaired_ends.load(), 1u);
+  EXPECT_EQ(carrier_.counters.ends_without_record.load(), 1u);
   EXPECT_EQ(Published(), own_);
 }
 

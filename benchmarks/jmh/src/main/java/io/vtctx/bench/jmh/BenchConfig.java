@@ -13,7 +13,8 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * What this fork measures, from the system properties {@code run.py} appends:
+ * What this fork measures, from the system properties {@code run.py} appends (also read by the
+ * service benchmark, benchmarks/service, which compiles this class in):
  *
  * <ul>
  *   <li>{@code vtctx.bench.config}: the configuration's name (for messages and reader logs);
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *       fork for the whole trial.
  * </ul>
  */
-record BenchConfig(
+public record BenchConfig(
     String name,
     boolean expectVtctx,
     boolean shim,
@@ -35,7 +36,7 @@ record BenchConfig(
     String readerPath,
     String readerLog) {
 
-  static BenchConfig fromSystemProperties() {
+  public static BenchConfig fromSystemProperties() {
     return new BenchConfig(
         System.getProperty("vtctx.bench.config", "unnamed"),
         Boolean.getBoolean("vtctx.bench.expectVtctx"),
@@ -45,12 +46,12 @@ record BenchConfig(
         System.getProperty("vtctx.bench.readerLog", ""));
   }
 
-  void installShimIfAsked() {
+  public void installShimIfAsked() {
     if (shim) VtctxContextStorage.install();
   }
 
   /** Fails the trial unless the agent and the shim are exactly what the configuration says. */
-  void checkAgentAndShim(Tracer tracer) throws InterruptedException {
+  public void checkAgentAndShim(Tracer tracer) throws InterruptedException {
     boolean active = expectVtctx && ThreadContext.isAgentActive(); // no probe without the agent
     if (expectVtctx && !active) fail("libvtctx.so is expected but not active");
     if (!expectVtctx && agentNativesLinked()) fail("libvtctx.so is loaded but not expected");
