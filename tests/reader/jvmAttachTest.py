@@ -6,6 +6,8 @@
   - another user: a JVM running as nobody in / (not writable: the trigger file goes to its /tmp),
     the agent taken from beside the reader (the build tree's default): active;
   - Java 21, the oldest supported release: active;
+  - `profile --attach` on a JVM without -XX:+PreserveFramePointer prints the one-line hint, and
+    `resolve --attach` on a JVM that has the agent says "already active" and goes on;
   - the errors, one line each with its exit code: the agent's own reason for bad options (exit 8,
     then a good attach still works), Java 17 (7), -XX:+DisableAttachMechanism (7, and no SIGQUIT
     sent: the JVM prints no thread dump), not a JVM (7), a JVM that cannot answer in time (8),
@@ -70,9 +72,11 @@ def container(args):
                            r, 0, "active (attached now; Java ", "container attach")
         check("loading a copy at /tmp/vtctx-" in stderr, "no copy of the agent was placed")
         err.wait_for(lambda l: l.startswith("vtctx: active (attached"), 30, "the agent's log")
-        rc, res, _ = run_reader(r, ["resolve", "--pid", str(pid)])
+        rc, res, err_text = run_reader(r, ["resolve", "--attach", "--pid", str(pid), "--agent",
+                                           agent])
         check(rc == 0 and "/tmp/vtctx-" in res and "tlsdesc" in res,
               f"resolve after the attach: exit {rc}\n{res}")
+        check("active (already active;" in err_text, f"resolve --attach: {err_text}")
         expect(["attach", "--pid", str(pid), "--agent", agent], r, 0, "active (already active;",
                "second attach")
         leftovers = [f for f in os.listdir(f"/proc/{pid}/root/tmp")
@@ -122,6 +126,17 @@ def other_user(args):
 def java21(args):
     on_jvm([args.java21, "-cp", args.classes21, "IdleTarget"],
            attached(args.reader, "Java 21", "active (attached now; Java 21."))
+
+
+def frame_pointer_hint(args):
+    def test(pid, _, __):
+        rc, _, err = run_reader(args.reader, ["profile", "--attach", "--pid", str(pid), "-d", "1",
+                                              "--format", "folded"])
+        hints = [l for l in err.splitlines() if "-XX:+PreserveFramePointer" in l]
+        print(f"profile --attach without frame pointers: exit {rc}; {hints}")
+        check(rc == 0 and len(hints) == 1 and "runs without -XX:+PreserveFramePointer" in hints[0],
+              f"want one frame-pointer hint line:\n{err}")
+    on_jvm([args.java, "-cp", args.classes, "IdleTarget"], test)
 
 
 def stopped(reader, code, needle, what):
@@ -177,6 +192,7 @@ def main():
     container(args)
     other_user(args)
     java21(args)
+    frame_pointer_hint(args)
     errors(args)
     print("PASS")
 
