@@ -10,7 +10,8 @@ namespace vtctx {
 namespace {
 
 constexpr const char* kValidKeys =
-    "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync";
+    "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync, "
+    "report";
 
 // attribute_keys separator: '|' never occurs in attribute keys and cannot clash with the ','
 // that separates options.
@@ -100,6 +101,9 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
       o.reader_resync = false;
     else
       return bad_value("on|off");
+  } else if (key == "report") {
+    if (value.empty()) return bad_value("a file path");
+    o.report_path = std::string(value);
   } else {
     return "unknown option " + Quote(key) + " (valid keys: " + kValidKeys + ")";
   }

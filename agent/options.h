@@ -43,6 +43,8 @@ struct Options {
   // reader_resync=on|off: at late attach, make lazily synchronising profilers notice libvtctx.so
   // (readerResync.h). Ignored at startup.
   bool reader_resync = true;
+  // report=<path>: write the load's outcome there as one line (loadReport.h); empty: none.
+  std::string report_path;
 };
 
 struct OptionsParseResult {
@@ -58,7 +60,8 @@ OptionsParseResult ParseOptions(const char* text);
 // "mount", "start" or "use", as spelled in the option.
 const char* BindName(BindAt bind);
 
-// "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync"
+// "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync,
+// report"
 const char* ValidOptionKeys();
 
 }  // namespace vtctx

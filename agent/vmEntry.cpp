@@ -13,6 +13,7 @@
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "extensionEvents.h"
+#include "loadReport.h"
 #include "loadedWriters.h"
 #include "log.h"
 #include "otelThreadContext.h"
@@ -184,6 +185,26 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   return {};
 }
 
+// The options of the load that activated the agent, for later reports.
+std::string& ActiveOptions() {
+  static std::string* text = new std::string();  // never destructed: read by late loads
+  return *text;
+}
+
+// report=PATH (loadReport.h). Not being able to write it is logged; the load goes on regardless.
+void ReportLoad(const std::string& path, const std::string& line) {
+  if (path.empty()) return;
+  if (std::string error = WriteLoadReport(path, line); !error.empty()) {
+    LogError("%s", error.c_str());
+  }
+}
+
+std::string ActiveLine(const AgentState& agent, const char* load) {
+  return ActiveReportLine({load, JavaVersion(agent.jvmti), g_pool ? g_pool->record_size() : 0,
+                           g_pool ? g_pool->Stats().outstanding : 0, BindName(agent.options.bind),
+                           ActiveOptions()});
+}
+
 // Startup (-agentpath): a failure leaves the agent inactive and the JVM running, unless
 // onerror=abort. Attach: a failure is the attacher's (jcmd, jattach, the Attach API report it),
 // and HotSpot unloads the library.
@@ -191,13 +212,19 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   AgentState& agent = Agent();
   if (agent.status.load() == AgentStatus::kActive) {
     LogInfo("already active in this JVM; options '%s' ignored", options ? options : "");
+    ReportLoad(ParseOptions(options).options.report_path, ActiveLine(agent, "again"));
     return JNI_OK;
   }
   OptionsParseResult parsed = ParseOptions(options);
   agent.options = parsed.options;
   SetLogLevel(agent.options.log);
   std::string error = parsed.ok() ? Activate(vm, agent, late) : parsed.error;
-  if (error.empty()) return JNI_OK;
+  if (error.empty()) {
+    ActiveOptions() = WithoutReport(options);
+    ReportLoad(agent.options.report_path, ActiveLine(agent, late ? "attached" : "startup"));
+    return JNI_OK;
+  }
+  ReportLoad(agent.options.report_path, InactiveReportLine(error));
   agent.status.store(AgentStatus::kInactive);
   const bool abort_on_error = agent.options.on_error == OnError::kAbort;
   // Whatever log= says: a load that failed must be seen.

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "agentLoad.h"
 #include "agentWait.h"
 #include "bpfSupport.h"
 #include "monotonicClock.h"
@@ -163,6 +164,7 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   SetLibbpfVerbose(options.verbose);
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(options.pid);
   if (!target.ok()) return target.status();
+  if (absl::Status s = AttachBeforeRun(*target, options.attach); !s.ok()) return s;
   absl::StatusOr<ModuleResolution> resolved = ResolveTarget(*target, options.wait_s);
   if (!resolved.ok()) return resolved.status();
 
@@ -195,7 +197,7 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   // The summary goes out even when stdout failed; the failure is returned after it.
   const absl::Status flushed = FlushStdout();
   PrintSummary(command, counts, *stop_reason, seconds, context);
-  return flushed;
+  return counts.written.ok() ? flushed : counts.written;
 }
 
 }  // namespace vtctx::reader

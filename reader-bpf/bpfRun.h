@@ -1,6 +1,7 @@
 // One run of a BPF command, the same for every one (libbpf-tools' main):
 //
-//   stop handlers, BPF access, libbpf logging -> hold the target (targetProcess.h) -> resolve
+//   stop handlers, BPF access, libbpf logging -> hold the target (targetProcess.h) -> [--attach:
+//   load the agent (agentLoad.h)] -> resolve
 //   it, waiting for the agent with --wait (agentWait.h) -> open the skeleton, set its rodata and
 //   map sizes -> [kernel run-time statistics] -> load -> attach -> read the process context ->
 //   'vtctx-reader: attached' -> consume until a stop condition -> detach -> drain -> the
@@ -54,7 +55,8 @@ struct RunCounts {
   uint64_t delivered = 0;  // events printed, samples counted
   uint64_t matched = 0;    // passed the BPF filter: delivered, dropped (or undelivered)
   uint64_t dropped = 0;
-  std::string extra;  // the command's own fields, e.g. " stacks_lost=3"
+  std::string extra;                        // the command's own fields, e.g. " stacks_lost=3"
+  absl::Status written = absl::OkStatus();  // writing the command's output file, if any
 };
 
 // How a run went, for a command's report.

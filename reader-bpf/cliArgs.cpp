@@ -23,6 +23,13 @@ const FlagSpec* FindSpec(absl::string_view name, std::span<const FlagSpec> specs
   return nullptr;
 }
 
+// Short spellings, as async-profiler's asprof has them: -d 30, -o FILE.
+absl::string_view LongName(absl::string_view word) {
+  if (word == "-d") return "duration";
+  if (word == "-o") return "output";
+  return "";
+}
+
 }  // namespace
 
 std::string ParsedArgs::Get(absl::string_view name, absl::string_view fallback) const {
@@ -89,10 +96,13 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<cons
       parsed.values_["help"] = "";
       continue;
     }
-    if (word.size() < 3 || word.substr(0, 2) != "--") {
+    if (const absl::string_view name = LongName(word); !name.empty()) {
+      word = name;
+    } else if (word.size() < 3 || word.substr(0, 2) != "--") {
       return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", word, "'"));
+    } else {
+      word.remove_prefix(2);
     }
-    word.remove_prefix(2);
     absl::string_view name = word;
     std::optional<absl::string_view> inline_value;
     if (size_t eq = word.find('='); eq != absl::string_view::npos) {

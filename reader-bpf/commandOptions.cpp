@@ -14,15 +14,32 @@ namespace vtctx::reader {
 namespace {
 
 constexpr FlagSpec kBpfRunFlags[] = {
-    {"pid", true},        {"duration", true},   {"wait", true, true}, {"ringbuf-mb", true},
-    {"bpf-stats", false}, {"bpf-floor", false}, {"verbose", false}};
-constexpr FlagSpec kResolveFlags[] = {{"pid", true}, {"format", true}, {"wait", true, true}};
+    {"pid", true},        {"duration", true},     {"wait", true, true}, {"ringbuf-mb", true},
+    {"bpf-stats", false}, {"bpf-floor", false},   {"verbose", false},   {"attach", false},
+    {"agent", true},      {"agent-options", true}};
+constexpr FlagSpec kResolveFlags[] = {{"pid", true},     {"format", true}, {"wait", true, true},
+                                      {"attach", false}, {"agent", true},  {"agent-options", true}};
 constexpr FlagSpec kSyscallsFlags[] = {{"syscall", true}, {"format", true}, {"raw-tp", false}};
-constexpr FlagSpec kProfileFlags[] = {
-    {"hz", true}, {"format", true}, {"group-by", true}, {"folded-attrs", true}};
+constexpr FlagSpec kProfileFlags[] = {{"hz", true},           {"format", true}, {"group-by", true},
+                                      {"folded-attrs", true}, {"trace", true},  {"output", true}};
+constexpr FlagSpec kAttachFlags[] = {
+    {"pid", true}, {"agent", true}, {"options", true}, {"timeout", true}};
 
 constexpr absl::string_view kTextFormats[] = {"text", "json"};
-constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded"};
+constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded", "pprof", "svg"};
+constexpr double kDefaultAttachTimeoutS = 10;
+
+// --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
+// --attach are a usage error.
+absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArgs& parsed) {
+  if (!parsed.Has("attach")) {
+    if (parsed.Has("agent") || parsed.Has("agent-options")) {
+      return absl::InvalidArgumentError("--agent and --agent-options go with --attach");
+    }
+    return std::nullopt;
+  }
+  return AgentLoadOptions{parsed.Get("agent"), parsed.Get("agent-options"), kDefaultAttachTimeoutS};
+}
 
 // Parses a command's `args` against `specs` and `more`: a usage error shows the way to its help;
 // with --help the options say only that; else `fill` reads the flags into them.
@@ -65,6 +82,9 @@ absl::Status ParseRunOptions(const ParsedArgs& parsed, uint32_t default_ringbuf_
   run.bpf_stats = parsed.Has("bpf-stats");
   run.bpf_floor = parsed.Has("bpf-floor");
   run.verbose = parsed.Has("verbose");
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (!attach.ok()) return attach.status();
+  run.attach = *std::move(attach);
   return absl::OkStatus();
 }
 
@@ -122,11 +142,39 @@ absl::Status ParseAttributeGrouping(const ParsedArgs& parsed, ProfileOptions& op
   }
   absl::StatusOr<std::vector<std::string>> folded_attrs = NameList(parsed, "folded-attrs");
   if (!folded_attrs.ok()) return folded_attrs.status();
-  if (!folded_attrs->empty() && options.format != ProfileFormat::kFolded) {
-    return absl::InvalidArgumentError("--folded-attrs applies to --format folded");
+  const bool stacks =
+      options.format == ProfileFormat::kFolded || options.format == ProfileFormat::kSvg;
+  if (!folded_attrs->empty() && !stacks) {
+    return absl::InvalidArgumentError("--folded-attrs applies to --format folded and svg");
   }
   options.group_by = *std::move(group_by);
   options.folded_attrs = *std::move(folded_attrs);
+  return absl::OkStatus();
+}
+
+// --output and --trace, checked against the format.
+absl::Status ParseProfileOutput(const ParsedArgs& parsed, ProfileOptions& options) {
+  const bool file_format =
+      options.format == ProfileFormat::kPprof || options.format == ProfileFormat::kSvg;
+  if (parsed.Has("output") && !file_format) {
+    return absl::InvalidArgumentError("--output applies to --format pprof and svg");
+  }
+  options.output = parsed.Get("output");
+  if (options.format == ProfileFormat::kPprof && options.output.empty()) {
+    return absl::InvalidArgumentError("--format pprof needs --output FILE (e.g. p.pb.gz)");
+  }
+  absl::StatusOr<std::vector<std::string>> traces = NameList(parsed, "trace");
+  if (!traces.ok()) return traces.status();
+  for (const std::string& t : *traces) {
+    if (t.size() != 32 || t.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--trace wants 32 lowercase hex digits per trace id, not '", t, "'"));
+    }
+  }
+  if (!traces->empty() && options.format != ProfileFormat::kFolded && !file_format) {
+    return absl::InvalidArgumentError("--trace applies to --format folded, svg and pprof");
+  }
+  options.traces = *std::move(traces);
   return absl::OkStatus();
 }
 
@@ -140,6 +188,9 @@ absl::Status FillResolve(const ParsedArgs& parsed, ResolveOptions& options) {
   options.pid = *pid;
   options.json = *format == "json";
   options.wait_s = *wait;
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (!attach.ok()) return attach.status();
+  options.attach = *std::move(attach);
   return absl::OkStatus();
 }
 
@@ -166,8 +217,23 @@ absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
   options.hz = *hz;
   options.format = *format == "json"     ? ProfileFormat::kJson
                    : *format == "folded" ? ProfileFormat::kFolded
+                   : *format == "pprof"  ? ProfileFormat::kPprof
+                   : *format == "svg"    ? ProfileFormat::kSvg
                                          : ProfileFormat::kTable;
-  return ParseAttributeGrouping(parsed, options);
+  if (absl::Status s = ParseAttributeGrouping(parsed, options); !s.ok()) return s;
+  return ParseProfileOutput(parsed, options);
+}
+
+absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
+  absl::StatusOr<pid_t> pid = parsed.Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<double> timeout = parsed.Seconds("timeout");
+  if (!timeout.ok()) return timeout.status();
+  options.pid = *pid;
+  options.load.agent_path = parsed.Get("agent");
+  options.load.agent_options = parsed.Get("options");
+  options.load.timeout_s = *timeout > 0 ? *timeout : kDefaultAttachTimeoutS;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -183,6 +249,10 @@ absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args
 
 absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args) {
   return ParseCommand<ProfileOptions>("profile", args, kBpfRunFlags, kProfileFlags, FillProfile);
+}
+
+absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args) {
+  return ParseCommand<AttachOptions>("attach", args, kAttachFlags, {}, FillAttach);
 }
 
 }  // namespace vtctx::reader

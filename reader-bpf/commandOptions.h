@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "agentLoad.h"
 
 namespace vtctx::reader {
 
@@ -26,6 +27,8 @@ struct BpfRunOptions {
   bool bpf_stats = false;        // --bpf-stats
   bool bpf_floor = false;        // --bpf-floor
   bool verbose = false;          // --verbose
+  // --attach [--agent PATH] [--agent-options OPTS]: load the agent first (agentLoad.h).
+  std::optional<AgentLoadOptions> attach;
 };
 
 struct ResolveOptions {
@@ -33,6 +36,14 @@ struct ResolveOptions {
   pid_t pid = 0;
   bool json = false;  // --format json (default text)
   std::optional<double> wait_s;
+  std::optional<AgentLoadOptions> attach;  // --attach, as for BPF commands
+};
+
+// `attach --pid P [--agent PATH] [--options OPTS] [--timeout S]`.
+struct AttachOptions {
+  bool help = false;
+  pid_t pid = 0;
+  AgentLoadOptions load;
 };
 
 struct SyscallsOptions {
@@ -43,7 +54,7 @@ struct SyscallsOptions {
   bool raw_tp = false;        // --raw-tp
 };
 
-enum class ProfileFormat { kTable, kJson, kFolded };
+enum class ProfileFormat { kTable, kJson, kFolded, kPprof, kSvg };
 
 struct ProfileOptions {
   bool help = false;
@@ -51,12 +62,15 @@ struct ProfileOptions {
   long hz = 99;
   ProfileFormat format = ProfileFormat::kTable;
   std::vector<std::string> group_by;      // attribute names; empty: by trace (--group-by trace)
-  std::vector<std::string> folded_attrs;  // --folded-attrs
+  std::vector<std::string> folded_attrs;  // --folded-attrs (folded, svg)
+  std::vector<std::string> traces;        // --trace: only these trace ids (folded, svg, pprof)
+  std::string output;                     // --output FILE (pprof: required; svg); "" = stdout
 };
 
 absl::StatusOr<ResolveOptions> ParseResolveOptions(std::span<char* const> args);
 absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args);
 absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args);
+absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args);
 
 }  // namespace vtctx::reader
 

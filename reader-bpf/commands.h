@@ -16,12 +16,21 @@
   "                   being loaded), wait for it: P's maps are read every 200 ms, for at most\n" \
   "                   S seconds (default: no limit); exit 3 if P exits meanwhile\n"
 
+// Help text of `--attach`, for resolve, syscalls and profile (agentLoad.h).
+#define VTCTX_ATTACH_HELP                                                                        \
+  "  --attach         first load the vtctx agent into P if it is a HotSpot JVM without it (as\n" \
+  "                   `vtctx-reader attach`); already active: say so and go on\n"                \
+  "  --agent PATH     with --attach: the agent (default: beside vtctx-reader)\n"                 \
+  "  --agent-options OPTS  with --attach: the agent's options\n"
+
 namespace vtctx::reader {
 
+extern const char kAttachHelp[];
 extern const char kResolveHelp[];
 extern const char kSyscallsHelp[];
 extern const char kProfileHelp[];
 
+absl::Status RunAttach(const AttachOptions& options);
 absl::Status RunResolve(const ResolveOptions& options);
 absl::Status RunSyscalls(const SyscallsOptions& options);
 absl::Status RunProfile(const ProfileOptions& options);

@@ -10,23 +10,30 @@
 #include "absl/strings/string_view.h"
 #include "commands.h"
 #include "vtctx/record.h"
+#include "vtctx/version.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: vtctx-reader <command> [options]\n"
+    "usage: vtctx-reader <command> [options]   (vtctx-reader --version: the vtctx version)\n"
     "\n"
     "Reads the OpenTelemetry thread context (OTEP 4947 `otel_thread_ctx_v1`) of a live process.\n"
     "\n"
     "commands:\n"
+    "  attach    --pid P [--agent PATH] [--options OPTS]\n"
+    "            loads the vtctx agent into a running HotSpot JVM (21+) and prints its state\n"
     "  resolve   --pid P [--format text|json]\n"
     "            how the TLS symbol resolves, the OTEP 4719 process context, then every\n"
     "            thread's current record\n"
     "  syscalls  --pid P --syscall write[,NAME|NR...] [--format text|json] [--duration S]\n"
     "            one event per syscall entry, tagged with the calling thread's context (BPF)\n"
-    "  profile   --pid P [--hz 99] [--duration S] [--format table|json|folded]\n"
-    "            [--group-by trace|NAME,...] [--folded-attrs NAME,...]\n"
+    "  profile   --pid P [--hz 99] [--duration S] [--format table|json|folded|pprof|svg]\n"
+    "            [--output FILE] [--trace ID,...] [--group-by trace|NAME,...]\n"
+    "            [--folded-attrs NAME,...]\n"
     "            CPU samples tagged with trace/span and attributes (BPF)\n"
+    "\n"
+    "resolve, syscalls and profile take --attach: load the agent first if P lacks it, e.g.\n"
+    "  vtctx-reader profile --attach --pid P -d 30 --format pprof --output p.pb.gz\n"
     "\n"
     "Record attributes are named through the process context's attribute key map\n"
     "(\"#<index>\" when it names no such key).\n"
@@ -43,7 +50,9 @@ constexpr char kUsage[] =
     "  5  the process does not export " VTCTX_TLS_SYMBOL
     " (agent not loaded; see --wait)\n"
     "  6  its TLS access is not resolved yet (the middle of a dlopen: retry, or --wait)\n"
-    "  7  unsupported (access model, kernel without BTF)\n";
+    "  7  unsupported (access model, kernel without BTF; attach: not HotSpot, Java < 21, attach\n"
+    "     disabled)\n"
+    "  8  the attach failed (the agent stays inactive: its reason; the JVM's answer; timeout)\n";
 
 int ExitCode(absl::StatusCode code) {
   switch (code) {
@@ -62,6 +71,9 @@ int ExitCode(absl::StatusCode code) {
       return 6;
     case absl::StatusCode::kUnimplemented:
       return 7;
+    case absl::StatusCode::kAborted:
+    case absl::StatusCode::kDeadlineExceeded:
+      return 8;
     default:
       return 1;
   }
@@ -95,9 +107,16 @@ int main(int argc, char** argv) {
     fputs(kUsage, stdout);
     return 0;
   }
+  if (command == "--version") {
+    fputs("vtctx-reader " VTCTX_VERSION "\n", stdout);
+    return 0;
+  }
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
   absl::Status status;
-  if (command == "resolve") {
+  if (command == "attach") {
+    status = ParseAndRun(vtctx::reader::ParseAttachOptions, vtctx::reader::kAttachHelp,
+                         vtctx::reader::RunAttach, args);
+  } else if (command == "resolve") {
     status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolveHelp,
                          vtctx::reader::RunResolve, args);
   } else if (command == "syscalls") {

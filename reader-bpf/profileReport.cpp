@@ -116,6 +116,21 @@ std::vector<uint64_t> ReadStack(int stacks_fd, int32_t id) {
   return ips;
 }
 
+// The frames of one aggregation entry, innermost first: user frames, then kernel frames above
+// them (the kernel ran on behalf of the innermost user frame).
+std::vector<Frame> StackFrames(const SampleCount& c, int stacks_fd, Symbolizer& symbols,
+                               bool* lost) {
+  const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
+  const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
+  *lost = user.empty() && c.key.user_stack_id != -1 && c.key.user_stack_id != -14;
+  std::vector<Frame> frames;
+  for (size_t i = 0; i < kernel.size(); ++i) frames.push_back(symbols.KernelFrame(kernel[i]));
+  for (size_t i = 0; i < user.size(); ++i) {
+    frames.push_back(symbols.UserFrame(user[i], /*return_address=*/i != 0));
+  }
+  return frames;
+}
+
 // The folded line of one aggregation entry, without its count.
 std::string FoldedStack(const SampleCount& c, int stacks_fd, Symbolizer& symbols,
                         const std::vector<std::string>& attr_frames, const AttributeNames& names) {
@@ -131,17 +146,10 @@ std::string FoldedStack(const SampleCount& c, int stacks_fd, Symbolizer& symbols
   line += trace.empty() ? std::string("no_context")
                         : absl::StrCat("trace_", trace, ";span_", span.empty() ? "none" : span);
   // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
-  const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
-  const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
-  if (user.empty() && c.key.user_stack_id != -1 && c.key.user_stack_id != -14) {
-    line += ";[stack lost]";
-  }
-  for (size_t i = user.size(); i-- > 0;) {
-    absl::StrAppend(&line, ";", symbols.User(user[i], /*return_address=*/i != 0));
-  }
-  for (size_t i = kernel.size(); i-- > 0;) {
-    absl::StrAppend(&line, ";", symbols.Kernel(kernel[i]));
-  }
+  bool lost = false;
+  const std::vector<Frame> frames = StackFrames(c, stacks_fd, symbols, &lost);
+  if (lost) line += ";[stack lost]";
+  for (size_t i = frames.size(); i-- > 0;) absl::StrAppend(&line, ";", frames[i].name);
   return line;
 }
 
@@ -149,14 +157,15 @@ std::string FoldedStack(const SampleCount& c, int stacks_fd, Symbolizer& symbols
 
 void SampleAggregate::Add(const vtctx_sample_event& event, std::span<const uint8_t> attrs) {
   const vtctx_profile_key key = KeyOf(event);
-  counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(attrs)}]++;
+  counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(attrs),
+           by_thread_ ? event.tid : 0}]++;
 }
 
 std::vector<SampleCount> SampleAggregate::Counts() const {
   std::vector<SampleCount> out;
   for (const auto& [k, n] : counts_) {
-    SampleCount c{{}, n, k.second};
-    std::memcpy(&c.key, k.first.data(), sizeof c.key);
+    SampleCount c{{}, n, k.attrs, k.tid};
+    std::memcpy(&c.key, k.profile_key.data(), sizeof c.key);
     out.push_back(std::move(c));
   }
   return out;
@@ -225,15 +234,54 @@ void PrintGroupedTable(const std::vector<SampleCount>& counts,
               "TRACES", "GROUP", rows, total, run.hz);
 }
 
-void PrintFolded(const std::vector<SampleCount>& counts, int stacks_fd, Symbolizer& symbols,
-                 const std::vector<std::string>& attr_frames, const AttributeNames& names) {
+std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
+                                    const std::vector<std::string>& traces) {
+  if (traces.empty()) return counts;
+  std::erase_if(counts, [&](const SampleCount& c) {
+    return std::find(traces.begin(), traces.end(), KeyTrace(c.key)) == traces.end();
+  });
+  return counts;
+}
+
+std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts, int stacks_fd,
+                                             Symbolizer& symbols,
+                                             const std::vector<std::string>& attr_frames,
+                                             const AttributeNames& names) {
   std::map<std::string, uint64_t> folded;
   for (const SampleCount& c : counts) {
     folded[FoldedStack(c, stacks_fd, symbols, attr_frames, names)] += c.samples;
   }
+  return folded;
+}
+
+void PrintFolded(const std::map<std::string, uint64_t>& folded) {
   std::string out;
   for (const auto& [stack, n] : folded) absl::StrAppend(&out, stack, " ", n, "\n");
   fwrite(out.data(), 1, out.size(), stdout);
+}
+
+std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, int stacks_fd,
+                                      Symbolizer& symbols, const AttributeNames& names) {
+  std::vector<PprofSample> out;
+  for (const SampleCount& c : counts) {
+    PprofSample s;
+    bool lost = false;
+    s.frames = StackFrames(c, stacks_fd, symbols, &lost);
+    if (lost) s.frames.push_back({"[stack lost]", "", 0});
+    if (s.frames.empty()) s.frames.push_back({"[no stack]", "", 0});
+    if (const std::string trace = KeyTrace(c.key); !trace.empty()) {
+      s.labels.emplace_back("trace_id", trace);
+      if (const std::string span = KeySpan(c.key); !span.empty())
+        s.labels.emplace_back("span_id", span);
+    }
+    for (const NamedAttribute& a : NameAttributes(c.attrs, names)) {
+      s.labels.emplace_back(a.label, a.value);
+    }
+    s.number_labels.emplace_back("thread.id", c.tid);
+    s.count = static_cast<int64_t>(c.samples);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 void WarnUnknownNames(const std::vector<std::string>& requested, const AttributeNames& names) {

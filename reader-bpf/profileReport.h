@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attributeNames.h"
+#include "pprofWriter.h"
 #include "profile.h"
 #include "symbolizer.h"
 
@@ -24,16 +25,26 @@ struct SampleCount {
   vtctx_profile_key key;
   uint64_t samples;
   std::map<uint8_t, std::string> attrs;  // key index -> value (last entry wins)
+  uint32_t tid = 0;                      // with SampleAggregate(by_thread); else 0
 };
 
-// Samples received as events, aggregated by the kernel's key (profile.bpf.c) and their attributes.
+// Samples received as events, aggregated by the kernel's key (profile.bpf.c) and their attributes,
+// and by thread when `by_thread`.
 class SampleAggregate {
  public:
+  explicit SampleAggregate(bool by_thread = false) : by_thread_(by_thread) {}
   void Add(const vtctx_sample_event& event, std::span<const uint8_t> attrs);
   std::vector<SampleCount> Counts() const;
 
  private:
-  std::map<std::pair<std::string, std::map<uint8_t, std::string>>, uint64_t> counts_;
+  struct Key {
+    std::string profile_key;  // the bytes of vtctx_profile_key
+    std::map<uint8_t, std::string> attrs;
+    uint32_t tid;
+    auto operator<=>(const Key&) const = default;
+  };
+  bool by_thread_;
+  std::map<Key, uint64_t> counts_;
 };
 
 // The in-kernel aggregation (`counts`, a per-CPU hash map), summed over CPUs.
@@ -54,9 +65,19 @@ void PrintTraceTable(const std::vector<SampleCount>& counts, const ProfileRun& r
 void PrintGroupedTable(const std::vector<SampleCount>& counts,
                        const std::vector<std::string>& group, const AttributeNames& names,
                        const ProfileRun& run);
-// Flame-graph lines: [attribute frames;]trace/span frames;user frames;kernel frames count.
-void PrintFolded(const std::vector<SampleCount>& counts, int stacks_fd, Symbolizer& symbols,
-                 const std::vector<std::string>& attr_frames, const AttributeNames& names);
+// Only the entries of `traces` (trace ids in hex; all when empty).
+std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
+                                    const std::vector<std::string>& traces);
+// Flame-graph stacks: "[attribute frames;]trace/span frames;user frames;kernel frames" -> count.
+std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts, int stacks_fd,
+                                             Symbolizer& symbols,
+                                             const std::vector<std::string>& attr_frames,
+                                             const AttributeNames& names);
+void PrintFolded(const std::map<std::string, uint64_t>& folded);
+// pprof samples: user and kernel frames; labels trace_id, span_id (when the sample has a
+// context), the named attributes, and the number thread.id.
+std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, int stacks_fd,
+                                      Symbolizer& symbols, const AttributeNames& names);
 
 // A requested attribute the key map does not name can only show as unset: says so once on stderr.
 void WarnUnknownNames(const std::vector<std::string>& requested, const AttributeNames& names);

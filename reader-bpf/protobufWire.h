@@ -1,5 +1,6 @@
 // Protobuf wire format, read side: just enough to walk the OTEP 4719 payload without a protobuf
-// runtime. Every read is bounds-checked against the bytes given; nothing is trusted.
+// runtime. Every read is bounds-checked against the bytes given; nothing is trusted. (The write
+// side is tls-publish's ProtobufWriter, shared with the agent.)
 //
 // Rules (protobuf encoding spec): a field is a varint tag (field number << 3 | wire type) and a
 // value; varints are at most 10 bytes and must fit 64 bits; field number 0 and numbers above

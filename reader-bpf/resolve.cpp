@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "agentLoad.h"
 #include "agentWait.h"
 #include "commands.h"
 #include "processContextReader.h"
@@ -28,7 +29,7 @@ const char kResolveHelp[] =
     "stopped (ptrace) while its slot and record are read, then resumed; a thread already traced\n"
     "(debugger, strace, another reader) is listed unread, with a note.\n"
     "\n"
-    "  --pid P          target process\n" VTCTX_WAIT_HELP
+    "  --pid P          target process\n" VTCTX_WAIT_HELP VTCTX_ATTACH_HELP
     "  --format F       text (default) or json: one object per module (library, access_model,\n"
     "                   tls, tls_offset or module_id/offset), then {\"process_context\":{...}},\n"
     "                   then one per thread (tid, record, valid, trace_id, span_id, trace_flags,\n"
@@ -109,6 +110,7 @@ absl::Status RunResolve(const ResolveOptions& options) {
   const pid_t pid = options.pid;
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(pid);
   if (!target.ok()) return target.status();
+  if (absl::Status s = AttachBeforeRun(*target, options.attach); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
   if (!memory.ok()) return ProcessAccessError(pid, memory.status());
   absl::StatusOr<Resolution> resolution =

@@ -124,8 +124,8 @@ SymbolTable ParsePerfMap(absl::string_view text) {
   return table;
 }
 
-Symbolizer::Symbolizer(pid_t pid, std::string proc_dir)
-    : pid_(pid), proc_dir_(std::move(proc_dir)) {
+Symbolizer::Symbolizer(pid_t pid, std::string proc_dir, const SymbolTable* jit)
+    : pid_(pid), proc_dir_(std::move(proc_dir)), jit_(jit) {
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(proc_dir_);
   if (!maps.ok()) return;
   files_ = GroupMappedFiles(*maps);
@@ -145,41 +145,49 @@ const SymbolTable& Symbolizer::FileSymbols(const MappedFile& file) {
   return *slot;
 }
 
-std::string Symbolizer::User(uint64_t address, bool return_address) {
+Frame Symbolizer::UserFrame(uint64_t address, bool return_address) {
   const uint64_t lookup = return_address && address > 0 ? address - 1 : address;
   for (const MappedFile& file : files_) {
     for (const Mapping& m : file.mappings) {
       if (lookup < m.start || lookup >= m.end) continue;
-      auto bias = file_bias_.find(file.path + "@" + std::to_string(file.mappings.front().start));
-      uint64_t load_bias = 0;
-      if (bias == file_bias_.end()) {
-        absl::StatusOr<ElfTlsExport> elf =
-            ReadTlsExportFromFile(absl::StrCat(proc_dir_, "/root", file.path), "");
-        load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
-        file_bias_[file.path + "@" + std::to_string(file.mappings.front().start)] = load_bias;
-      } else {
-        load_bias = bias->second;
-      }
+      const uint64_t load_bias = FileBias(file);
       if (const SymbolRange* sym = FileSymbols(file).Find(lookup - load_bias)) {
-        return FoldSafe(sym->name);
+        return {FoldSafe(sym->name), file.path, lookup};
       }
-      return FoldSafe(absl::StrFormat("%s+0x%x", BaseName(file.path), lookup - load_bias));
+      return {FoldSafe(absl::StrFormat("%s+0x%x", BaseName(file.path), lookup - load_bias)),
+              file.path, lookup};
     }
   }
-  if (!perf_map_) {
+  if (jit_ == nullptr && !perf_map_) {
+    // Another runtime's perf map, in the process's own /tmp (its mount namespace), named by the
+    // pid the reader sees (a process in another pid namespace names it by its own pid there).
     perf_map_ = std::make_unique<SymbolTable>(
-        ParsePerfMap(ReadWholeFile(absl::StrCat("/tmp/perf-", pid_, ".map"))));
+        ParsePerfMap(ReadWholeFile(absl::StrCat(proc_dir_, "/root/tmp/perf-", pid_, ".map"))));
   }
-  if (const SymbolRange* sym = perf_map_->Find(lookup)) return FoldSafe(sym->name);
+  const SymbolTable& names = jit_ != nullptr ? *jit_ : *perf_map_;
+  if (const SymbolRange* sym = names.Find(lookup)) return {FoldSafe(sym->name), "[jit]", lookup};
   for (const Mapping& m : anonymous_) {
     if (lookup >= m.start && lookup < m.end) {
-      return m.path.empty() ? "[anon]" : FoldSafe(m.path);
+      if (m.executable && (m.path.empty() || m.path[0] != '['))
+        return {kUnknownJit, "[jit]", lookup};
+      return {m.path.empty() ? "[anon]" : FoldSafe(m.path), "", lookup};
     }
   }
-  return "[unknown]";
+  return {"[unknown]", "", lookup};
 }
 
-std::string Symbolizer::Kernel(uint64_t address) {
+uint64_t Symbolizer::FileBias(const MappedFile& file) {
+  const std::string key = file.path + "@" + std::to_string(file.mappings.front().start);
+  auto bias = file_bias_.find(key);
+  if (bias != file_bias_.end()) return bias->second;
+  absl::StatusOr<ElfTlsExport> elf =
+      ReadTlsExportFromFile(absl::StrCat(proc_dir_, "/root", file.path), "");
+  const uint64_t load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
+  file_bias_[key] = load_bias;
+  return load_bias;
+}
+
+Frame Symbolizer::KernelFrame(uint64_t address) {
   if (!kallsyms_) {
     kallsyms_ = std::make_unique<SymbolTable>();
     std::ifstream in("/proc/kallsyms");
@@ -195,8 +203,10 @@ std::string Symbolizer::Kernel(uint64_t address) {
     }
     kallsyms_->Finish();
   }
-  if (const SymbolRange* sym = kallsyms_->Find(address)) return FoldSafe(sym->name + "_[k]");
-  return "[kernel]";
+  if (const SymbolRange* sym = kallsyms_->Find(address)) {
+    return {FoldSafe(sym->name + "_[k]"), "[kernel.kallsyms]", address};
+  }
+  return {"[kernel]", "[kernel.kallsyms]", address};
 }
 
 }  // namespace vtctx::reader

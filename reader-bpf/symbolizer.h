@@ -1,6 +1,8 @@
-// Address -> frame name for `profile --format folded`: user addresses through the process's
-// mapped ELF files (.symtab, else .dynsym) or, for anonymous (JIT) memory, /tmp/perf-<pid>.map;
-// kernel addresses through /proc/kallsyms (suffixed "_[k]", as perf's folded output does).
+// Address -> frame for `profile` stacks: user addresses through the process's mapped ELF files
+// (.symtab, else .dynsym) or, for anonymous (JIT) memory, the JVM's own names (jitCodeNames.h) or
+// a perf-<pid>.map in the process's /tmp; kernel addresses through /proc/kallsyms (suffixed
+// "_[k]", as perf's folded output does). Anonymous executable code nothing names is
+// "[unknown jit]", never a guess.
 #ifndef VTCTX_READER_SYMBOLIZER_H_
 #define VTCTX_READER_SYMBOLIZER_H_
 
@@ -17,6 +19,12 @@
 
 namespace vtctx::reader {
 
+// The frame name of anonymous executable code (JIT code) nothing names.
+inline constexpr char kUnknownJit[] = "[unknown jit]";
+// HotSpot's template interpreter (its perf-map name is "Interpreter"): which Java method runs is
+// not known from the address.
+inline constexpr char kInterpreted[] = "[interpreted]";
+
 struct SymbolRange {
   uint64_t start = 0;
   uint64_t size = 0;  // 0: unknown size (extends to the next symbol)
@@ -30,6 +38,7 @@ class SymbolTable {
   void Finish();  // sorts; call once after the last Add
   const SymbolRange* Find(uint64_t address) const;
   bool empty() const { return ranges_.empty(); }
+  const std::vector<SymbolRange>& ranges() const { return ranges_; }  // sorted after Finish()
 
  private:
   std::vector<SymbolRange> ranges_;
@@ -38,21 +47,35 @@ class SymbolTable {
 // Parses perf map text ("START SIZE name" per line, hex without 0x).
 SymbolTable ParsePerfMap(absl::string_view text);
 
+// One named frame: its name, and the module it lies in (a file path, "[jit]" for a JVM's code
+// cache or another anonymous executable mapping, "[kernel.kallsyms]", or "" when unknown).
+struct Frame {
+  std::string name;
+  std::string module;
+  uint64_t address = 0;  // the address looked up (a return address minus one)
+};
+
 class Symbolizer {
  public:
   // Snapshots the maps of `pid` now, read under its /proc directory `proc_dir` (a held process's:
   // targetProcess.h). Call it while the process runs (JIT code and dlopen'ed libraries seen during
-  // sampling must still be mapped); false if the maps were unreadable.
-  Symbolizer(pid_t pid, std::string proc_dir);
+  // sampling must still be mapped). Anonymous code is named from `jit` (jitCodeNames.h) when
+  // given, else from perf-<pid>.map in the process's /tmp if present.
+  Symbolizer(pid_t pid, std::string proc_dir, const SymbolTable* jit = nullptr);
   bool has_maps() const { return !files_.empty(); }
 
   // `return_address`: the address is a return address (every frame but the innermost), so the
   // call instruction is looked up (address - 1).
-  std::string User(uint64_t address, bool return_address);
-  std::string Kernel(uint64_t address);
+  Frame UserFrame(uint64_t address, bool return_address);
+  Frame KernelFrame(uint64_t address);
+  std::string User(uint64_t address, bool return_address) {
+    return UserFrame(address, return_address).name;
+  }
+  std::string Kernel(uint64_t address) { return KernelFrame(address).name; }
 
  private:
   const SymbolTable& FileSymbols(const MappedFile& file);
+  uint64_t FileBias(const MappedFile& file);
 
   pid_t pid_;
   std::string proc_dir_;
@@ -60,6 +83,7 @@ class Symbolizer {
   std::vector<Mapping> anonymous_;
   std::map<std::string, std::unique_ptr<SymbolTable>> file_symbols_;  // by path
   std::map<std::string, uint64_t> file_bias_;
+  const SymbolTable* jit_;
   std::unique_ptr<SymbolTable> perf_map_;
   std::unique_ptr<SymbolTable> kallsyms_;
 };

@@ -46,6 +46,7 @@ const char kSyscallsHelp[] =
     "                   trace_flags, context, ts_ns, and with attributes: attrs (by key index)\n"
     "                   and attributes ({name: value})\n"
     "  --duration S     stop after S seconds (default: until stopped as above)\n" VTCTX_WAIT_HELP
+        VTCTX_ATTACH_HELP
     "  --ringbuf-mb N   ring buffer size in MiB, a power of two (default 16)\n"
     "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
     "                   measure the fixed cost of a run with --bpf-stats\n"

@@ -6,7 +6,8 @@ set -euo pipefail
 APT_PACKAGES=(
   # build
   cmake ninja-build g++ pkg-config clang llvm clang-format
-  # agent and reader
+  # agent and reader (vtctx-reader links libbpf, libelf, zlib and abseil statically: these -dev
+  # packages ship the .a archives; Debian's libelf needs zlib only, so no libzstd)
   libelf-dev zlib1g-dev libbpf-dev bpftool libabsl-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
@@ -56,18 +57,20 @@ if ! "$JRE21_DIR/bin/java" -version 2>&1 | grep -q '"21\.'; then
   rm -rf "$tmp"
 fi
 
-# The service benchmark's load generator (bench.sh --service): vegeta, a fixed-rate HTTP load
-# generator, built from the Go module proxy with the machine's Go. The version is read back from
-# the binary's module information, so a second run does nothing.
-VEGETA_DIR=${VTCTX_TOOLS_DIR:-/opt/vtctx/bin}
-VEGETA_MODULE=github.com/tsenart/vegeta/v12
-VEGETA_VERSION=v12.13.0
+# Go tools, built from the Go module proxy with the machine's Go into one directory. The version is
+# read back from each binary's module information, so a second run does nothing.
+TOOLS_DIR=${VTCTX_TOOLS_DIR:-/opt/vtctx/bin}
 go=$(command -v go || echo /usr/local/go/bin/go)
-if ! "$go" version -m "$VEGETA_DIR/vegeta" 2>/dev/null |
-  grep -qE "^\s+mod\s+$VEGETA_MODULE\s+$VEGETA_VERSION\b"; then
-  echo "install-deps: installing vegeta $VEGETA_VERSION (Go module) into $VEGETA_DIR"
-  mkdir -p "$VEGETA_DIR"
-  GOBIN=$VEGETA_DIR "$go" install "$VEGETA_MODULE@$VEGETA_VERSION" ||
-    echo "install-deps: warning: no vegeta; bench.sh --service (bench.smoke.service) will fail" >&2
-fi
-echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; vegeta $VEGETA_DIR/vegeta)"
+go_tool() { # go_tool BINARY MODULE VERSION WHAT-NEEDS-IT
+  if ! "$go" version -m "$TOOLS_DIR/$1" 2>/dev/null | grep -qE "^\s+mod\s+$2\s+$3\b"; then
+    echo "install-deps: installing $1 $3 (Go module) into $TOOLS_DIR"
+    mkdir -p "$TOOLS_DIR"
+    GOBIN=$TOOLS_DIR "$go" install "$2@$3" || echo "install-deps: warning: no $1; $4 will fail" >&2
+  fi
+}
+# The service benchmark's load generator (bench.sh --service): vegeta, a fixed-rate HTTP load
+# generator.
+go_tool vegeta github.com/tsenart/vegeta/v12 v12.13.0 "bench.sh --service (bench.smoke.service)"
+# google/pprof's pprof tool: reader.jvm_pprof reads the reader's pprof output with it.
+go_tool pprof github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b reader.jvm_pprof
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; Go tools in $TOOLS_DIR)"

@@ -43,4 +43,16 @@ void ProtobufWriter::Message(uint32_t field, const ProtobufWriter& nested) {
   largest_length_ = std::max(largest_length_, nested.largest_length_);
 }
 
+void ProtobufWriter::Uint64(uint32_t field, uint64_t value) {
+  Tag(field, kVarint);
+  Varint(value);
+}
+
+void ProtobufWriter::PackedVarints(uint32_t field, std::span<const uint64_t> values) {
+  if (values.empty()) return;
+  ProtobufWriter packed;
+  for (uint64_t v : values) packed.Varint(v);
+  Message(field, packed);
+}
+
 }  // namespace vtctx

@@ -1,5 +1,6 @@
 // A tiny protobuf encoder: just enough wire format for the OTEP 4719 payload (length-delimited
-// fields and varints). It exists so that no protobuf runtime has to live inside the JVM.
+// fields and varints) and for vtctx-reader's pprof output (varint fields, packed varints). It
+// exists so that no protobuf runtime has to live inside the JVM (nor in the static reader).
 //
 // Nested messages are encoded bottom-up: encode the inner message into its own writer, then embed
 // it with Message(). Every length prefix is a minimal varint, as any protobuf encoder writes it.
@@ -10,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -25,6 +27,12 @@ class ProtobufWriter {
 
   // Field `field` as an embedded message (also written when empty, for the same reason).
   void Message(uint32_t field, const ProtobufWriter& nested);
+
+  // Field `field` as a varint: uint64, or int64 as two's complement. Written even when 0.
+  void Uint64(uint32_t field, uint64_t value);
+
+  // A packed repeated varint field (nothing when `values` is empty).
+  void PackedVarints(uint32_t field, std::span<const uint64_t> values);
 
   const std::string& data() const { return data_; }
   size_t size() const { return data_.size(); }

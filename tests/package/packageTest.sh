@@ -2,7 +2,9 @@
 # The packages users install: builds a Release tree (product only, warnings as errors), runs cpack,
 #   tarball  unpacks it into a fresh prefix and runs what was installed, nothing of the build tree:
 #            the agent loaded into a JVM with the installed shim jar, `vtctx-reader resolve` and a
-#            2 s `vtctx-reader profile` that must see the JVM's published trace
+#            2 s `vtctx-reader profile` that must see the JVM's published trace; `vtctx-reader
+#            attach` into a JVM started without the agent finds the installed agent by itself
+#            (../lib beside bin/); `--version` is the project's
 #   deb      its metadata (name, version, Depends: libc6 only) and its exact file list
 #   packageTest.sh <source dir> <work dir> <jdk home> <mode: tarball|deb>     (root: BPF)
 set -euo pipefail
@@ -46,6 +48,14 @@ case $mode in
       { cat "$work/profile.err"; fail "profile"; }
     grep -q "7061636b0000000" "$work/profile.out" || { cat "$work/profile.out" "$work/profile.err"; fail "no sample of the published traces"; }
     echo "installed agent, shim and reader: $(grep -c 7061636b "$work/profile.out") traces sampled"
+    [[ $("$reader" --version) == "vtctx-reader $version" ]] || fail "--version: $("$reader" --version)"
+    coproc BARE { exec "$jdk/bin/java" "$src/tests/reader/jvm/IdleTarget.java" 2>&1; }
+    trap 'kill "$JVM_PID" "$BARE_PID" 2>/dev/null || true' EXIT
+    read -r -t 60 ready <&"${BARE[0]}" || fail "the JVM without agent did not start"
+    bare=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' <<<"$ready")
+    "$reader" attach --pid "$bare" >"$work/attach.out" 2>&1 || { cat "$work/attach.out"; fail "attach"; }
+    grep -q "vtctx $version active (attached now" "$work/attach.out" || { cat "$work/attach.out"; fail "attach"; }
+    echo "attach with the installed agent: $(cat "$work/attach.out")"
     ;;
   deb)
     info=$(dpkg-deb -f "$deb" Package Version Architecture Depends)

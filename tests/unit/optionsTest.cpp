@@ -99,6 +99,19 @@ TEST(Options, ReaderResync) {
   EXPECT_NE(std::string(ValidOptionKeys()).find("reader_resync"), std::string::npos);
 }
 
+TEST(Options, Report) {
+  EXPECT_TRUE(ParseOptions("").options.report_path.empty());
+  EXPECT_EQ(ParseOptions("report=/tmp/.vtctx-load-x").options.report_path, "/tmp/.vtctx-load-x");
+  OptionsParseResult bad = ParseOptions("report=");
+  EXPECT_NE(bad.error.find("option report: bad value '' (expected a file path)"), std::string::npos)
+      << bad.error;
+  // A bad option next to report= still leaves the path, so the failure can be reported there.
+  OptionsParseResult both = ParseOptions("bogus=1,report=/tmp/r");
+  EXPECT_FALSE(both.ok());
+  EXPECT_EQ(both.options.report_path, "/tmp/r");
+  EXPECT_NE(std::string(ValidOptionKeys()).find("report"), std::string::npos);
+}
+
 TEST(Options, ProcessContextKeys) {
   OptionsParseResult r =
       ParseOptions("service_name=checkout-service,attribute_keys=http.route|user.id|http.route");

@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
  * %016x(i + 1), flags 01.
  *
  * <p>Protocol: prints {"event":"ready",...}; waits for "go"; runs MILLIS ms; prints
- * {"event":"done"}; waits for "quit".
+ * {"event":"done"}; waits for "quit". Arguments: threads millis [late]; with "late" the agent is
+ * expected to be attached between "ready" and "go" (nothing touches it before).
  */
 public final class VtSpin {
   static volatile long sink;
@@ -22,14 +23,13 @@ public final class VtSpin {
   public static void main(String[] args) throws Exception {
     final int threads = Integer.parseInt(args[0]);
     final long millis = Long.parseLong(args[1]);
-    if (!AgentNatives.isActive()) {
-      System.err.println("VtSpin: the vtctx agent is not active");
-      System.exit(3);
-    }
+    final boolean late = args.length > 2 && "late".equals(args[2]);
+    if (!late) requireAgent();
     System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid() + "}");
     System.out.flush();
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
     if (!"go".equals(stdin.readLine())) System.exit(2);
+    if (late) requireAgent();
     final long end = System.nanoTime() + millis * 1_000_000L;
     Thread[] vts = new Thread[threads];
     for (int t = 0; t < threads; t++) {
@@ -40,6 +40,13 @@ public final class VtSpin {
     System.out.println("{\"event\":\"done\"}");
     System.out.flush();
     stdin.readLine();  // "quit"
+  }
+
+  static void requireAgent() {
+    if (!AgentNatives.isActive()) {
+      System.err.println("VtSpin: the vtctx agent is not active");
+      System.exit(3);
+    }
   }
 
   static void run(int index, long end) {

@@ -146,5 +146,66 @@ TEST(CommandOptions, UsageErrorsNameTheFlag) {
   }
 }
 
+TEST(CommandOptions, Attach) {
+  absl::StatusOr<AttachOptions> a = ParseAttachOptions(Words{"--pid", "5"}.args());
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->pid, 5);
+  EXPECT_EQ(a->load.agent_path, "");
+  EXPECT_EQ(a->load.agent_options, "");
+  EXPECT_EQ(a->load.timeout_s, 10.0);
+  a = ParseAttachOptions(Words{"--pid=5", "--agent", "/x/libvtctx.so", "--options",
+                               "log=off,bind=use", "--timeout", "2.5"}
+                             .args());
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->load.agent_path, "/x/libvtctx.so");
+  EXPECT_EQ(a->load.agent_options, "log=off,bind=use");
+  EXPECT_EQ(a->load.timeout_s, 2.5);
+  EXPECT_NE(ErrorOf(ParseAttachOptions, Words{"--agent", "/x"}).find("--pid"), std::string::npos);
+
+  absl::StatusOr<ProfileOptions> p =
+      ParseProfileOptions(Words{"--attach", "--pid", "5", "--agent-options", "log=off"}.args());
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(p->run.attach.has_value());
+  EXPECT_EQ(p->run.attach->agent_options, "log=off");
+  EXPECT_FALSE(ParseProfileOptions(Words{"--pid", "5"}.args())->run.attach.has_value());
+  absl::StatusOr<ResolveOptions> r = ParseResolveOptions(Words{"--pid", "5", "--attach"}.args());
+  ASSERT_TRUE(r.ok() && r->attach.has_value());
+  EXPECT_NE(ErrorOf(ParseSyscallsOptions,
+                    Words{"--pid", "5", "--syscall", "write", "--agent", "/x/libvtctx.so"})
+                .find("--agent and --agent-options go with --attach"),
+            std::string::npos);
+}
+
+TEST(CommandOptions, ProfileFilesTracesAndShortFlags) {
+  absl::StatusOr<ProfileOptions> p =
+      ParseProfileOptions(Words{"--pid", "5", "-d", "30", "--format", "pprof", "-o", "p.pb.gz",
+                                "--trace", "0af7651916cd43dd8448eb211c80319c"}
+                              .args());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->run.duration_s, 30.0);
+  EXPECT_EQ(p->format, ProfileFormat::kPprof);
+  EXPECT_EQ(p->output, "p.pb.gz");
+  EXPECT_EQ(p->traces, std::vector<std::string>{"0af7651916cd43dd8448eb211c80319c"});
+  p = ParseProfileOptions(Words{"--pid", "5", "--format", "svg", "--folded-attrs", "a"}.args());
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->output, "");  // stdout
+  EXPECT_NE(ErrorOf(ParseProfileOptions, Words{"--pid", "5", "--format", "pprof"})
+                .find("--format pprof needs --output"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(ParseProfileOptions, Words{"--pid", "5", "--output", "x"})
+                .find("--output applies to --format pprof and svg"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(ParseProfileOptions, Words{"--pid", "5", "--format", "folded", "--trace", "0AF7"})
+          .find("32 lowercase hex digits"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(ParseProfileOptions,
+                    Words{"--pid", "5", "--trace", "0af7651916cd43dd8448eb211c80319c"})
+                .find("--trace applies to"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(ParseProfileOptions, Words{"--pid", "5", "-x"}).find("unexpected argument"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace vtctx::reader

@@ -1,0 +1,68 @@
+#include "loadReport.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "vtctx/version.h"
+
+namespace vtctx {
+namespace {
+
+// The free text stays on its line whatever it holds.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string ActiveReportLine(const ActiveReport& r) {
+  return std::string("active vtctx=" VTCTX_VERSION " load=") + r.load +
+         " java=" + OneLine(r.java_version) + " record_size=" + std::to_string(r.record_size) +
+         " records=" + std::to_string(r.records) + " bind=" + r.bind +
+         " options=" + OneLine(r.options);
+}
+
+std::string WithoutReport(const char* options) {
+  std::string out;
+  std::string_view rest = options ? options : "";
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty() || item.substr(0, 7) == "report=") continue;
+    if (!out.empty()) out += ',';
+    out.append(item);
+  }
+  return out;
+}
+
+std::string InactiveReportLine(const std::string& reason) {
+  return "inactive vtctx=" VTCTX_VERSION " reason=" + OneLine(reason);
+}
+
+std::string WriteLoadReport(const std::string& path, const std::string& line) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return "cannot open report file " + path + ": " + strerror(errno);
+  const std::string text = line + "\n";
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      close(fd);
+      return "cannot write report file " + path + ": " + strerror(err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  return {};
+}
+
+}  // namespace vtctx
