@@ -15,16 +15,18 @@ import java.util.regex.Pattern;
  * writes into its record as the shim would, with {@code clean} none does. Then all end. Checks:
  * <ul>
  *   <li>clean, while parked: the records cost no memory (taken records are read, never written);
- *   <li>after the end, both modes: the pool's resident memory comes back near 0 (clean records are
- *       not dirtied by their return, written ones are given back by the trimmer), waited for with
- *       a 60 s deadline.
+ *   <li>after the end, both modes: the pool's resident memory comes back to at most 3 MiB (from
+ *       12.8 MB for 200k written records; clean records are not dirtied by their return, written
+ *       ones are given back by the trimmer), waited for with a 60 s deadline.
  * </ul>
  * Resident memory is measured twice: independently, as the Rss of the record mapping in
  * /proc/self/smaps (the mapping holding the main thread's record), and as the agent's own
  * pool_resident_bytes (records and their links). Prints one line per phase and PASS or FAIL.
  */
 public final class PoolMemoryCheck {
-  static final long NEAR_ZERO = 1 << 20;  // 1 MiB: platform threads' records, caches, links
+  // What may stay: free records under the trim threshold (RecordPool::kTrimMinIdleBytes, 2 MiB:
+  // those freed after the trim ran), plus 1 MiB for platform threads' records, caches and links.
+  static final long NEAR_ZERO = 3 << 20;
 
   public static void main(String[] args) throws Exception {
     int n = Integer.parseInt(args[0]);
