@@ -1,6 +1,10 @@
 // JNI natives for the Java shim (class io.vtctx.internal.AgentNatives). HotSpot resolves native
 // methods in agent libraries too, so the shim needs no System.loadLibrary: if the agent is not
 // loaded, the first call throws UnsatisfiedLinkError, which the shim turns into "off".
+//
+// The declarations come from the header javac -h generates from AgentNatives.java at build time,
+// and only they are exported (libvtctx.map is generated from it): a native renamed, added or
+// retyped on one side fails the build (-Werror=missing-declarations, --no-undefined-version).
 #include <jni.h>
 
 #include <algorithm>
@@ -10,6 +14,7 @@
 
 #include "agentState.h"
 #include "eventHandlers.h"
+#include "io_vtctx_internal_AgentNatives.h"
 #include "stats.h"
 #include "threadAttributes.h"
 
