@@ -24,12 +24,6 @@ bool Active() {
   return vtctx::Agent().status.load(std::memory_order_acquire) == vtctx::AgentStatus::kActive;
 }
 
-// Clears any pending exception (a native never throws into the shim) and returns null.
-jobject NullClearingException(JNIEnv* jni) {
-  jni->ExceptionClear();
-  return nullptr;
-}
-
 }  // namespace
 
 extern "C" {
@@ -85,41 +79,6 @@ JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_recordPoolWindow(J
   if (!Active()) return nullptr;
   const size_t span = std::bit_floor(std::min(vtctx::g_pool->reserved_bytes(), size_t{1} << 30));
   return jni->NewDirectByteBuffer(vtctx::g_pool->base(), static_cast<jlong>(span));
-}
-
-// A getter MethodHandle `(String) -> byte[]` for java.lang.String's private `value` field (the
-// String's bytes), or null if the agent is inactive or this JDK has no such field (any exception
-// is cleared: nothing is thrown into the caller). A getter, not a VarHandle: a VarHandle from the
-// trusted lookup could also write the (final) field.
-//
-// Why: the shim decodes a new trace's 48 hex digits straight from its id Strings instead of copying
-// them out first (see io.vtctx.internal.StringBytes). Module encapsulation keeps Java code out of
-// java.lang's private fields; JNI is not bound by it, so the agent takes the JDK's own fully
-// trusted lookup and hands out only this getter, through a package-private native: no module or
-// package is opened.
-JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_stringValueGetter(JNIEnv* jni,
-                                                                                jclass) {
-  if (!Active()) return nullptr;
-  jclass lookup = jni->FindClass("java/lang/invoke/MethodHandles$Lookup");
-  if (lookup == nullptr) return NullClearingException(jni);
-  jfieldID trusted_field =
-      jni->GetStaticFieldID(lookup, "IMPL_LOOKUP", "Ljava/lang/invoke/MethodHandles$Lookup;");
-  if (trusted_field == nullptr) return NullClearingException(jni);
-  jmethodID find_getter = jni->GetMethodID(
-      lookup, "findGetter",
-      "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/Class;)Ljava/lang/invoke/MethodHandle;");
-  if (find_getter == nullptr) return NullClearingException(jni);
-  jobject trusted = jni->GetStaticObjectField(lookup, trusted_field);
-  if (trusted == nullptr) return NullClearingException(jni);
-  jclass string_class = jni->FindClass("java/lang/String");
-  if (string_class == nullptr) return NullClearingException(jni);
-  jclass bytes_class = jni->FindClass("[B");
-  if (bytes_class == nullptr) return NullClearingException(jni);
-  jstring name = jni->NewStringUTF("value");
-  if (name == nullptr) return NullClearingException(jni);
-  jobject getter = jni->CallObjectMethod(trusted, find_getter, string_class, name, bytes_class);
-  // e.g. NoSuchFieldException on a JDK whose String keeps its chars elsewhere
-  return jni->ExceptionCheck() ? NullClearingException(jni) : getter;
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {

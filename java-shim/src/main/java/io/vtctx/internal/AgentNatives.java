@@ -42,13 +42,6 @@ public final class AgentNatives {
    */
   public static native ByteBuffer recordPoolWindow();
 
-  /**
-   * A getter {@code java.lang.invoke.MethodHandle} of type (String)byte[] for the private field
-   * {@code java.lang.String.value}, or null if the agent is inactive or this JDK has no such field.
-   * For {@link StringBytes} only (package-private): the array it returns is the String's own.
-   */
-  static native Object stringValueGetter();
-
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
 
