@@ -20,27 +20,10 @@ public final class AgentNatives {
   public static native long currentRecord();
 
   /**
-   * A direct view of the calling thread's record ({@link #recordSize()} bytes), or null. Valid
+   * A direct view of the calling thread's own record ({@link #recordSize()} bytes), or null. Valid
    * only while the calling thread lives: never let it escape the thread.
    */
   public static native ByteBuffer currentRecordBuffer();
-
-  /**
-   * A direct view of the address window that holds {@code record} (one of the agent's records):
-   * from {@code record} rounded down to a multiple of 2^20, 2^20 + 640 bytes long. Null if the
-   * agent is inactive or {@code record} is not one of its records. Lets the shim slice per-thread
-   * views in Java instead of paying a JNI buffer creation per thread; never expose it: it spans
-   * other threads' records and memory that may not be mapped.
-   */
-  public static native ByteBuffer recordWindow(long record);
-
-  /**
-   * A direct view of the start of the agent's record pool: its first 2^k bytes (k at most 30), in
-   * which records are taken from the start upwards. Null if the agent is inactive. For {@link
-   * PoolSegment} only; never expose it: it spans every thread's record and memory that may not be
-   * mapped.
-   */
-  public static native ByteBuffer recordPoolWindow();
 
   /** Record size in bytes (64 by default). */
   public static native int recordSize();
