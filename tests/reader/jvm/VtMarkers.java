@@ -1,4 +1,4 @@
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -28,13 +28,13 @@ public final class VtMarkers {
   public static void main(String[] args) throws Exception {
     final int threads = Integer.parseInt(args[0]);
     final int iterations = Integer.parseInt(args[1]);
-    if (!AgentNatives.isActive()) {
+    if (!TestNatives.isActive()) {
       System.err.println("VtMarkers: the vtctx agent is not active");
       System.exit(3);
     }
     final byte[] buf = new byte[BASE + threads * iterations];
     System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + ",\"record_size\":" + AgentNatives.recordSize() + "}");
+        + ",\"base\":" + BASE + ",\"record_size\":" + TestNatives.recordSize() + "}");
     System.out.flush();
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
     if (!"go".equals(stdin.readLine())) System.exit(2);
@@ -66,7 +66,7 @@ public final class VtMarkers {
 
   static void run(int index, int iterations, byte[] buf, SynchronousQueue<Integer> handoff)
       throws IOException, InterruptedException {
-    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    ByteBuffer record = TestNatives.currentRecordBuffer();
     if (record == null) throw new IllegalStateException("no record for " + Thread.currentThread());
     try (FileOutputStream out = new FileOutputStream("/dev/null")) {
       for (int j = 0; j < iterations; j++) {

@@ -1,4 +1,4 @@
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.invoke.VarHandle;
@@ -22,7 +22,7 @@ public final class VtSpin {
   public static void main(String[] args) throws Exception {
     final int threads = Integer.parseInt(args[0]);
     final long millis = Long.parseLong(args[1]);
-    if (!AgentNatives.isActive()) {
+    if (!TestNatives.isActive()) {
       System.err.println("VtSpin: the vtctx agent is not active");
       System.exit(3);
     }
@@ -43,7 +43,7 @@ public final class VtSpin {
   }
 
   static void run(int index, long end) {
-    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    ByteBuffer record = TestNatives.currentRecordBuffer();
     record.put(24, (byte) 0);
     VarHandle.storeStoreFence();
     record.putLong(0, 0x7370696e00000000L | index);

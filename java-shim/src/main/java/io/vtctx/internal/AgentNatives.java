@@ -4,29 +4,37 @@ import java.nio.ByteBuffer;
 
 /**
  * The JNI natives exported by the vtctx agent (libvtctx.so). HotSpot finds them in the agent
- * library itself, so nothing is loaded here; without the agent every call throws
- * {@link UnsatisfiedLinkError}, which callers treat as "agent not loaded".
+ * library itself, so nothing is loaded here; without the agent every call throws {@link
+ * UnsatisfiedLinkError}, which callers treat as "agent not loaded".
+ *
+ * <p>Package-private: only the shim calls these (test programs through their own TestNatives).
+ * The agent builds against the header {@code javac -h} generates from this file,
+ * so a native renamed here fails the agent's build instead of looking like an absent agent.
+ *
+ * <p>Nothing here hands out a JDK internal or memory beyond the calling thread's own record, and
+ * every argument is checked by the agent: whoever calls these gets at most what the public API
+ * ({@code io.vtctx.ThreadContext}, {@code io.vtctx.ThreadAttributes}) gives.
  */
-public final class AgentNatives {
+final class AgentNatives {
   private AgentNatives() {}
 
   /** True if the agent is loaded and publishing. */
-  public static native boolean isActive();
+  static native boolean isActive();
 
   /**
    * Address of the calling thread's OTEP 4947 record (virtual or platform thread), stable for the
    * thread's life; binds one on first use after a late attach. 0 if none.
    */
-  public static native long currentRecord();
+  static native long currentRecord();
 
   /**
    * A direct view of the calling thread's own record ({@link #recordSize()} bytes), or null. Valid
    * only while the calling thread lives: never let it escape the thread.
    */
-  public static native ByteBuffer currentRecordBuffer();
+  static native ByteBuffer currentRecordBuffer();
 
   /** Record size in bytes (64 by default). */
-  public static native int recordSize();
+  static native int recordSize();
 
   /**
    * Registers an attribute key in the process context's {@code threadlocal.attribute_key_map}
@@ -38,7 +46,7 @@ public final class AgentNatives {
    *     empty or invalid key, more than 255 UTF-8 bytes, or 255 keys already registered); the
    *     agent logs the reason once
    */
-  public static native int registerAttributeKey(String key);
+  static native int registerAttributeKey(String key);
 
   /**
    * Sets attribute {@code keyIndex} of the calling thread's record to {@code value}, replacing its
@@ -50,8 +58,8 @@ public final class AgentNatives {
    *     removal), or -1 if nothing was stored (agent inactive, index not registered, no record, or
    *     no room left; a previous value of the key is removed even then)
    */
-  public static native int setAttribute(int keyIndex, String value);
+  static native int setAttribute(int keyIndex, String value);
 
   /** The agent's live counters as a JSON object. */
-  public static native String statsJson();
+  static native String statsJson();
 }

@@ -62,6 +62,14 @@ public final class ThreadRecord {
     return r.view != null ? r : null;
   }
 
+  /**
+   * The native address of the calling thread's record (binding one if needed), or 0 without the
+   * agent or a record.
+   */
+  public static long currentAddress() {
+    return AgentLink.active() ? AgentNatives.currentRecord() : 0;
+  }
+
   private static ThreadRecord bind() {
     // The agent binds a record now if the thread has none yet (e.g. it predates a late attach).
     ByteBuffer view = AgentNatives.currentRecordBuffer();
