@@ -5,11 +5,16 @@
 // The declarations come from the header javac -h generates from AgentNatives.java at build time,
 // and only they are exported (libvtctx.map is generated from it): a native renamed, added or
 // retyped on one side fails the build (-Werror=missing-declarations, --no-undefined-version).
+//
+// Any class named io.vtctx.internal.AgentNatives reaches these, so none hands out more than the
+// public API gives: no JDK internals, no memory but the calling thread's own record, and every
+// argument is checked (no native takes an address).
 #include <jni.h>
 
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "io_vtctx_internal_AgentNatives.h"
+#include "shimCaller.h"
 #include "stats.h"
 #include "threadAttributes.h"
 
@@ -31,13 +36,15 @@ JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv
 }
 
 // A direct ByteBuffer over the calling thread's own record (record_size bytes, committed and owned
-// by the thread for its life), or null: agent inactive or no record. The shim caches it per thread
-// and must not touch it after the thread ends (the record is recycled). Nothing wider is ever
-// handed out.
+// by the thread for its life), or null: agent inactive, no record, or a caller that is not the
+// shim (shimCaller.h). The shim caches it per thread and must not touch it after the thread ends
+// (the record is recycled). Nothing wider is ever handed out.
 JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffer(JNIEnv* jni,
-                                                                                  jclass) {
+                                                                                  jclass natives) {
   if (!Active()) return nullptr;
-  void* record = vtctx::CurrentThreadRecord(vtctx::Agent().jvmti, jni);
+  jvmtiEnv* jvmti = vtctx::Agent().jvmti;
+  if (!vtctx::CalledByShim(jvmti, jni, natives, "currentRecordBuffer")) return nullptr;
+  void* record = vtctx::CurrentThreadRecord(jvmti, jni);
   if (record == nullptr) return nullptr;
   return jni->NewDirectByteBuffer(record, static_cast<jlong>(vtctx::g_pool->record_size()));
 }

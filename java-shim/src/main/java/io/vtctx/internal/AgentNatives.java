@@ -28,8 +28,10 @@ final class AgentNatives {
   static native long currentRecord();
 
   /**
-   * A direct view of the calling thread's own record ({@link #recordSize()} bytes), or null. Valid
-   * only while the calling thread lives: never let it escape the thread.
+   * A direct view of the calling thread's own record ({@link #recordSize()} bytes), or null: no
+   * agent record, or a caller that is not a class of this package in this class's module (the
+   * agent checks the calling frame, so a call through reflection or a method handle is refused).
+   * Valid only while the calling thread lives: never let it escape the thread.
    */
   static native ByteBuffer currentRecordBuffer();
 
