@@ -8,7 +8,8 @@
 // reflection or a method handle has a JDK frame there and is refused. Where it cannot tell: on the
 // class path any jar may declare classes in io.vtctx.internal (a split package), and a copy of the
 // shim in another class loader is the shim; such callers get what the shim gets, the view of
-// their own thread's record.
+// their own thread's record. On the module path, io.vtctx does not open or export the package,
+// and no other module can declare classes in it.
 #ifndef VTCTX_AGENT_SHIM_CALLER_H_
 #define VTCTX_AGENT_SHIM_CALLER_H_
 

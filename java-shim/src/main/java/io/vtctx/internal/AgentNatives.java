@@ -7,8 +7,8 @@ import java.nio.ByteBuffer;
  * library itself, so nothing is loaded here; without the agent every call throws {@link
  * UnsatisfiedLinkError}, which callers treat as "agent not loaded".
  *
- * <p>Package-private: only the shim calls these (test programs through their own TestNatives).
- * The agent builds against the header {@code javac -h} generates from this file,
+ * <p>Package-private, and the package is not exported by the module {@code io.vtctx}: only the
+ * shim calls these. The agent builds against the header {@code javac -h} generates from this file,
  * so a native renamed here fails the agent's build instead of looking like an absent agent.
  *
  * <p>Nothing here hands out a JDK internal or memory beyond the calling thread's own record, and
