@@ -1,15 +1,20 @@
 // JNI natives for the Java shim (class io.vtctx.internal.AgentNatives). HotSpot resolves native
 // methods in agent libraries too, so the shim needs no System.loadLibrary: if the agent is not
 // loaded, the first call throws UnsatisfiedLinkError, which the shim turns into "off".
+//
+// The declarations come from the header javac -h generates from AgentNatives.java at build time,
+// and only they are exported (libvtctx.map is generated from it): a native renamed, added or
+// retyped on one side fails the build (-Werror=missing-declarations, --no-undefined-version).
+//
+// Any class named io.vtctx.internal.AgentNatives reaches these, so none hands out more than the
+// public API gives: no JDK internals, no memory but the calling thread's own record, and every
+// argument is checked (no native takes an address).
 #include <jni.h>
-
-#include <algorithm>
-#include <bit>
-#include <cstddef>
-#include <cstdint>
 
 #include "agentState.h"
 #include "eventHandlers.h"
+#include "io_vtctx_internal_AgentNatives.h"
+#include "shimCaller.h"
 #include "stats.h"
 #include "threadAttributes.h"
 
@@ -17,12 +22,6 @@ namespace {
 
 bool Active() {
   return vtctx::Agent().status.load(std::memory_order_acquire) == vtctx::AgentStatus::kActive;
-}
-
-// Clears any pending exception (a native never throws into the shim) and returns null.
-jobject NullClearingException(JNIEnv* jni) {
-  jni->ExceptionClear();
-  return nullptr;
 }
 
 }  // namespace
@@ -36,85 +35,18 @@ JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv
   return reinterpret_cast<jlong>(vtctx::CurrentThreadRecord(vtctx::Agent().jvmti, jni));
 }
 
-// A direct ByteBuffer over the calling thread's record (record_size bytes), or null. The shim
-// caches it per thread and must not touch it after the thread ends (the record is recycled).
+// A direct ByteBuffer over the calling thread's own record (record_size bytes, committed and owned
+// by the thread for its life), or null: agent inactive, no record, or a caller that is not the
+// shim (shimCaller.h). The shim caches it per thread and must not touch it after the thread ends
+// (the record is recycled). Nothing wider is ever handed out.
 JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffer(JNIEnv* jni,
-                                                                                  jclass) {
+                                                                                  jclass natives) {
   if (!Active()) return nullptr;
-  void* record = vtctx::CurrentThreadRecord(vtctx::Agent().jvmti, jni);
+  jvmtiEnv* jvmti = vtctx::Agent().jvmti;
+  if (!vtctx::CalledByShim(jvmti, jni, natives, "currentRecordBuffer")) return nullptr;
+  void* record = vtctx::CurrentThreadRecord(jvmti, jni);
   if (record == nullptr) return nullptr;
   return jni->NewDirectByteBuffer(record, static_cast<jlong>(vtctx::g_pool->record_size()));
-}
-
-// A direct ByteBuffer over the address window that holds `record`: from `record` rounded down to a
-// multiple of 2^kRecordWindowShift, 2^kRecordWindowShift + VTCTX_RECORD_MAX_SIZE bytes long, so
-// that every record starting in the window lies wholly inside it. Null if the agent is inactive or
-// `record` is not one of the pool's records.
-//
-// Why: NewDirectByteBuffer costs ~0.2-0.3 us (a call from the VM into Java), which the shim would
-// otherwise pay once per publishing thread (currentRecordBuffer). The shim asks for a window once
-// per 1 MiB of record addresses, keeps it private and slices each thread's view out of it in Java.
-// Only the slices are ever read or written; the rest of a window (other threads' records, memory
-// that may not be mapped) is never touched.
-constexpr int kRecordWindowShift = 20;  // io.vtctx.internal.RecordViews.WINDOW_SHIFT
-
-JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_recordWindow(JNIEnv* jni, jclass,
-                                                                           jlong record) {
-  if (!Active() || !vtctx::g_pool->Owns(reinterpret_cast<const void*>(record))) return nullptr;
-  const uint64_t start = static_cast<uint64_t>(record) & ~((uint64_t{1} << kRecordWindowShift) - 1);
-  return jni->NewDirectByteBuffer(reinterpret_cast<void*>(start),
-                                  (jlong{1} << kRecordWindowShift) + VTCTX_RECORD_MAX_SIZE);
-}
-
-// A direct ByteBuffer over the start of the record pool: its first 2^k bytes, the largest power of
-// two that fits the reservation and 2^30 (a ByteBuffer's capacity is an int); null if the agent
-// is inactive. Records are taken from the pool's start upwards, so it holds every record in use
-// until 2^30 bytes of them are (16M default-size records).
-//
-// Why: the shim writes the ids of every record it covers through one MemorySegment over this
-// buffer, held in a static final field: C2 then folds the segment's bounds and liveness checks
-// into constants and a write is the bare stores (see io.vtctx.internal.PoolSegment). The shim
-// never exposes it and touches only the records of its own threads.
-JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_recordPoolWindow(JNIEnv* jni,
-                                                                               jclass) {
-  if (!Active()) return nullptr;
-  const size_t span = std::bit_floor(std::min(vtctx::g_pool->reserved_bytes(), size_t{1} << 30));
-  return jni->NewDirectByteBuffer(vtctx::g_pool->base(), static_cast<jlong>(span));
-}
-
-// A getter MethodHandle `(String) -> byte[]` for java.lang.String's private `value` field (the
-// String's bytes), or null if the agent is inactive or this JDK has no such field (any exception
-// is cleared: nothing is thrown into the caller). A getter, not a VarHandle: a VarHandle from the
-// trusted lookup could also write the (final) field.
-//
-// Why: the shim decodes a new trace's 48 hex digits straight from its id Strings instead of copying
-// them out first (see io.vtctx.internal.StringBytes). Module encapsulation keeps Java code out of
-// java.lang's private fields; JNI is not bound by it, so the agent takes the JDK's own fully
-// trusted lookup and hands out only this getter, through a package-private native: no module or
-// package is opened.
-JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_stringValueGetter(JNIEnv* jni,
-                                                                                jclass) {
-  if (!Active()) return nullptr;
-  jclass lookup = jni->FindClass("java/lang/invoke/MethodHandles$Lookup");
-  if (lookup == nullptr) return NullClearingException(jni);
-  jfieldID trusted_field =
-      jni->GetStaticFieldID(lookup, "IMPL_LOOKUP", "Ljava/lang/invoke/MethodHandles$Lookup;");
-  if (trusted_field == nullptr) return NullClearingException(jni);
-  jmethodID find_getter = jni->GetMethodID(
-      lookup, "findGetter",
-      "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/Class;)Ljava/lang/invoke/MethodHandle;");
-  if (find_getter == nullptr) return NullClearingException(jni);
-  jobject trusted = jni->GetStaticObjectField(lookup, trusted_field);
-  if (trusted == nullptr) return NullClearingException(jni);
-  jclass string_class = jni->FindClass("java/lang/String");
-  if (string_class == nullptr) return NullClearingException(jni);
-  jclass bytes_class = jni->FindClass("[B");
-  if (bytes_class == nullptr) return NullClearingException(jni);
-  jstring name = jni->NewStringUTF("value");
-  if (name == nullptr) return NullClearingException(jni);
-  jobject getter = jni->CallObjectMethod(trusted, find_getter, string_class, name, bytes_class);
-  // e.g. NoSuchFieldException on a JDK whose String keeps its chars elsewhere
-  return jni->ExceptionCheck() ? NullClearingException(jni) : getter;
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {

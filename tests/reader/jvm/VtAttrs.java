@@ -1,4 +1,4 @@
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -39,7 +39,7 @@ public final class VtAttrs {
     final int threads = Integer.parseInt(args[0]);
     final int iterations = Integer.parseInt(args[1]);
     final int lateKeys = Integer.parseInt(args[2]);
-    if (!AgentNatives.isActive()) {
+    if (!TestNatives.isActive()) {
       System.err.println("VtAttrs: the vtctx agent is not active");
       System.exit(3);
     }
@@ -47,7 +47,7 @@ public final class VtAttrs {
     for (String k : new String[] {"http.route", "user.id"}) keys.put(k, register(k));
     final byte[] buf = new byte[BASE + threads * iterations];
     System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + ",\"record_size\":" + AgentNatives.recordSize() + "}");
+        + ",\"base\":" + BASE + ",\"record_size\":" + TestNatives.recordSize() + "}");
     System.out.flush();
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
     if (!"go".equals(stdin.readLine())) System.exit(2);
@@ -113,7 +113,7 @@ public final class VtAttrs {
   }
 
   static int register(String key) {
-    int index = AgentNatives.registerAttributeKey(key);
+    int index = TestNatives.registerAttributeKey(key);
     if (index < 0) throw new IllegalStateException("registerAttributeKey(" + key + ") failed");
     return index;
   }
@@ -123,13 +123,13 @@ public final class VtAttrs {
   }
 
   static void set(int keyIndex, String value) {
-    int stored = AgentNatives.setAttribute(keyIndex, value);
+    int stored = TestNatives.setAttribute(keyIndex, value);
     if (stored < 0) throw new IllegalStateException("setAttribute(" + keyIndex + ") failed");
   }
 
   static void run(int index, int iterations, int lateKeys, Map<String, Integer> keys, byte[] buf,
       SynchronousQueue<Integer> handoff) throws IOException, InterruptedException {
-    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    ByteBuffer record = TestNatives.currentRecordBuffer();
     if (record == null) throw new IllegalStateException("no record for " + Thread.currentThread());
     final int routeKey = keys.get("http.route");
     final int userKey = keys.get("user.id");

@@ -1,4 +1,4 @@
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -32,8 +32,10 @@ public final class VtMarkers {
     final boolean late = args.length > 2 && "late".equals(args[2]);
     if (!late) requireAgent();
     final byte[] buf = new byte[BASE + threads * iterations];
+    // Before a late attach the agent's natives are not linked: no record size to report yet.
     System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + "}");
+        + ",\"base\":" + BASE + (late ? "" : ",\"record_size\":" + TestNatives.recordSize())
+        + "}");
     System.out.flush();
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
     if (!"go".equals(stdin.readLine())) System.exit(2);
@@ -65,7 +67,7 @@ public final class VtMarkers {
   }
 
   static void requireAgent() {
-    if (!AgentNatives.isActive()) {
+    if (!TestNatives.isActive()) {
       System.err.println("VtMarkers: the vtctx agent is not active");
       System.exit(3);
     }
@@ -73,7 +75,7 @@ public final class VtMarkers {
 
   static void run(int index, int iterations, byte[] buf, SynchronousQueue<Integer> handoff)
       throws IOException, InterruptedException {
-    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    ByteBuffer record = TestNatives.currentRecordBuffer();
     if (record == null) throw new IllegalStateException("no record for " + Thread.currentThread());
     try (FileOutputStream out = new FileOutputStream("/dev/null")) {
       for (int j = 0; j < iterations; j++) {

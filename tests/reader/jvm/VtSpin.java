@@ -1,4 +1,4 @@
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.invoke.VarHandle;
@@ -43,14 +43,14 @@ public final class VtSpin {
   }
 
   static void requireAgent() {
-    if (!AgentNatives.isActive()) {
+    if (!TestNatives.isActive()) {
       System.err.println("VtSpin: the vtctx agent is not active");
       System.exit(3);
     }
   }
 
   static void run(int index, long end) {
-    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    ByteBuffer record = TestNatives.currentRecordBuffer();
     record.put(24, (byte) 0);
     VarHandle.storeStoreFence();
     record.putLong(0, 0x7370696e00000000L | index);

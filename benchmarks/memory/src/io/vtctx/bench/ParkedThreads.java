@@ -1,6 +1,6 @@
 package io.vtctx.bench;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +24,9 @@ import javax.management.ObjectName;
 public final class ParkedThreads {
   public static void main(String[] args) throws Exception {
     int n = Integer.parseInt(args[0]);
-    AgentNatives.currentRecord();  // the main thread's record exists already (VMInit)
+    TestNatives.currentRecord();  // the main thread's record exists already (VMInit)
     long libRss = libraryRss();
-    String before = AgentNatives.statsJson();
+    String before = TestNatives.statsJson();
     long internalBefore = nmtCommittedKb("Internal");
     long fixed = libRss + field(before, "pool_resident_bytes")
         + field(before, "thread_states_resident_bytes");
@@ -38,7 +38,7 @@ public final class ParkedThreads {
       threads[i] = Thread.ofVirtual().unstarted(() -> {
         // Running, so mounted: the record is bound. Write into it as the shim would, so its page
         // is really resident (untouched slab pages cost nothing and would flatter the result).
-        AgentNatives.currentRecordBuffer().put(25, (byte) 1);
+        TestNatives.currentRecordBuffer().put(25, (byte) 1);
         bound.countDown();
         try {
           release.await();  // parked: unmounted, record kept
@@ -49,7 +49,7 @@ public final class ParkedThreads {
     }
     for (Thread t : threads) t.start();
     bound.await();
-    String during = AgentNatives.statsJson();
+    String during = TestNatives.statsJson();
     long live = field(during, "records_live");
     long poolResident = field(during, "pool_resident_bytes");
     long poolBefore = field(before, "pool_resident_bytes");

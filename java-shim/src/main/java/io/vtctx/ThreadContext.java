@@ -1,7 +1,6 @@
 package io.vtctx;
 
 import io.vtctx.internal.AgentLink;
-import io.vtctx.internal.AgentNatives;
 import io.vtctx.internal.IdCache;
 import io.vtctx.internal.ThreadRecord;
 import java.util.Objects;
@@ -87,7 +86,7 @@ public final class ThreadContext {
    * find through {@code otel_thread_ctx_v1} while the thread runs), or 0 without the agent.
    */
   public static long recordAddress() {
-    return AgentLink.active() ? AgentNatives.currentRecord() : 0;
+    return ThreadRecord.currentAddress();
   }
 
   /** True if the agent is loaded and active, i.e. publishing has an effect. */

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import io.vtctx.testing.Published;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,7 +34,7 @@ class ThreadAttributesTest {
   @BeforeAll
   static void setUp() {
     assertTrue(Published.init(), "agent not loaded");
-    recordSize = AgentNatives.recordSize();
+    recordSize = TestNatives.recordSize();
   }
 
   private static Published published() {
@@ -111,7 +111,7 @@ class ThreadAttributesTest {
   void registrationIsCachedAndChecked() {
     int a = ThreadAttributes.registerKey("test.cached");
     assertEquals(a, ThreadAttributes.registerKey("test.cached"));
-    assertEquals(a, AgentNatives.registerAttributeKey("test.cached"), "the agent agrees");
+    assertEquals(a, TestNatives.registerAttributeKey("test.cached"), "the agent agrees");
     assertThrows(NullPointerException.class, () -> ThreadAttributes.registerKey(null));
     assertThrows(IllegalArgumentException.class, () -> ThreadAttributes.registerKey(""));
     assertThrows(
@@ -156,7 +156,7 @@ class ThreadAttributesTest {
       assertEquals(1, e.getValue().size(), e.getKey() + " got " + e.getValue());
       int index = e.getValue().iterator().next();
       assertTrue(index >= 0, e.getKey());
-      assertEquals(index, AgentNatives.registerAttributeKey(e.getKey()), "agent disagrees");
+      assertEquals(index, TestNatives.registerAttributeKey(e.getKey()), "agent disagrees");
       indexes.add(index);
     }
     assertEquals(keys, indexes.size(), "two keys share an index");

@@ -1,6 +1,6 @@
 package io.vtctx.test;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -19,14 +19,14 @@ public final class CarrierTlsCheck {
     String agent = args[0];
     int virtualThreads = Integer.parseInt(args[1]);
     int platformThreads = Integer.parseInt(args[2]);
-    if (!CarrierProbe.init(agent) || !AgentNatives.isActive()) {
+    if (!CarrierProbe.init(agent) || !TestNatives.isActive()) {
       System.out.println("FAIL: agent not loaded/active");
       System.exit(1);
     }
     int failures = 0;
 
     // The main thread got its record at VMInit and publishes it on its own OS thread.
-    long main = AgentNatives.currentRecord();
+    long main = TestNatives.currentRecord();
     if (main == 0 || CarrierProbe.publishedRecord() != main) {
       System.out.println("FAIL: main thread does not publish its own record");
       failures++;
@@ -40,7 +40,7 @@ public final class CarrierTlsCheck {
     Thread[] holders = new Thread[n];
     for (int i = 0; i < n; i++) {
       holders[i] = Thread.ofVirtual().start(() -> {
-        records.add(AgentNatives.currentRecord());
+        records.add(TestNatives.currentRecord());
         bound.countDown();
         try {
           release.await();
@@ -62,7 +62,7 @@ public final class CarrierTlsCheck {
     failures += TransitionWorkload.report("CarrierTlsCheck");
 
     // Every mount was followed by an unmount; no unpaired events in a clean startup run.
-    String stats = AgentNatives.statsJson();
+    String stats = TestNatives.statsJson();
     long mounts = field(stats, "mounts");
     long unmounts = field(stats, "unmounts");
     long unpaired = field(stats, "unpaired_mounts") + field(stats, "unpaired_unmounts")

@@ -1,6 +1,6 @@
 package io.vtctx.test;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +53,7 @@ public final class LateAttachTarget {
       }
       Thread.sleep(10);
     }
-    if (!CarrierProbe.init(agent) || !AgentNatives.isActive()) {
+    if (!CarrierProbe.init(agent) || !TestNatives.isActive()) {
       System.out.println("FAIL: agent not loaded/active after the attach");
       System.exit(1);
     }
@@ -62,7 +62,7 @@ public final class LateAttachTarget {
     TransitionWorkload.runMany(1000, 8, 10_000);  // threads created after the attach
     for (Thread t : old) t.join();
     int rc = TransitionWorkload.report("LateAttachTarget");
-    System.out.println("agent stats: " + AgentNatives.statsJson().replaceAll("\\s+", " "));
+    System.out.println("agent stats: " + TestNatives.statsJson().replaceAll("\\s+", " "));
     System.out.println(rc == 0 ? "PASS" : "FAIL");
     System.exit(rc);
   }

@@ -1,6 +1,6 @@
 package io.vtctx.test;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,17 +31,17 @@ public final class PoolMemoryCheck {
   public static void main(String[] args) throws Exception {
     int n = Integer.parseInt(args[0]);
     boolean write = args[1].equals("written");
-    if (!AgentNatives.isActive()) {
+    if (!TestNatives.isActive()) {
       System.out.println("FAIL: agent not active");
       System.exit(1);
     }
-    long anchor = AgentNatives.currentRecord();  // a record of the pool, for its smaps entry
+    long anchor = TestNatives.currentRecord();  // a record of the pool, for its smaps entry
     CountDownLatch bound = new CountDownLatch(n);
     CountDownLatch release = new CountDownLatch(1);
     Thread[] threads = new Thread[n];
     for (int i = 0; i < n; i++) {
       threads[i] = Thread.ofVirtual().unstarted(() -> {
-        if (write) AgentNatives.currentRecordBuffer().put(25, (byte) 1);
+        if (write) TestNatives.currentRecordBuffer().put(25, (byte) 1);
         bound.countDown();
         try {
           release.await();
@@ -52,7 +52,7 @@ public final class PoolMemoryCheck {
     }
     for (Thread t : threads) t.start();
     bound.await();
-    String during = AgentNatives.statsJson();
+    String during = TestNatives.statsJson();
     long mappingDuring = mappingRss(anchor);
     System.out.printf("parked threads=%d mode=%s records_live=%d mapping_rss_bytes=%d"
             + " pool_resident_bytes=%d%n",
@@ -67,7 +67,7 @@ public final class PoolMemoryCheck {
     String after;
     long mappingAfter;
     while (true) {
-      after = AgentNatives.statsJson();
+      after = TestNatives.statsJson();
       mappingAfter = mappingRss(anchor);
       boolean low = mappingAfter <= NEAR_ZERO && field(after, "pool_resident_bytes") <= NEAR_ZERO;
       if (low || System.nanoTime() > deadline) break;

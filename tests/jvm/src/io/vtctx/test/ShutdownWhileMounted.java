@@ -1,6 +1,6 @@
 package io.vtctx.test;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -18,7 +18,7 @@ public final class ShutdownWhileMounted {
     CountDownLatch running = new CountDownLatch(carriers);
     for (int i = 0; i < spinners; i++) {
       Thread.ofVirtual().start(() -> {
-        AgentNatives.currentRecord();
+        TestNatives.currentRecord();
         running.countDown();
         while (true) {
           TransitionWorkload.burn(10_000);

@@ -1,6 +1,6 @@
 package io.vtctx.test;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -29,7 +29,7 @@ final class TransitionWorkload {
 
   /** Runs the full transition sequence on the calling thread; `id` makes its ids unique. */
   static void run(int id, BlockingQueue<Integer> inbox, BlockingQueue<Integer> outbox) {
-    long record = AgentNatives.currentRecord();
+    long record = TestNatives.currentRecord();
     if (record == 0) {
       fail(id, "start", "thread has no record");
       return;
@@ -75,7 +75,7 @@ final class TransitionWorkload {
       span++;  // a new span: rewrite in place, same record
       CarrierProbe.write(record, traceHi, traceLo, span, 1);
       verify(id, "rewrite", record, traceHi, traceLo, span);
-      if (AgentNatives.currentRecord() != record) fail(id, "round", "record address changed");
+      if (TestNatives.currentRecord() != record) fail(id, "round", "record address changed");
     }
   }
 

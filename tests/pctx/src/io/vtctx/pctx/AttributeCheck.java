@@ -1,6 +1,6 @@
 package io.vtctx.pctx;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The attribute natives in a real JVM, checked against the calling thread's record bytes (seen
- * through AgentNatives.currentRecordBuffer). Usage: AttributeCheck (agent options must include
+ * through TestNatives.currentRecordBuffer). Usage: AttributeCheck (agent options must include
  * attribute_keys=method|route). Prints "AttributeCheck: PASS" and exits 0, or lists failures.
  */
 public final class AttributeCheck {
@@ -66,25 +66,25 @@ public final class AttributeCheck {
   }
 
   static void clear(int keys) {
-    for (int k = 0; k < keys; k++) AgentNatives.setAttribute(k, null);
+    for (int k = 0; k < keys; k++) TestNatives.setAttribute(k, null);
   }
 
   /** Runs on the calling thread (virtual or platform). */
   static void onThisThread(int method, int route, int user) {
-    ByteBuffer record = AgentNatives.currentRecordBuffer();
+    ByteBuffer record = TestNatives.currentRecordBuffer();
     check(record != null, "no record buffer");
     if (record == null) return;
     int capacity = record.capacity() - 28;
     byte validBefore = record.get(24);
 
-    check(AgentNatives.setAttribute(method, "GET") == 3, "set GET");
-    check(AgentNatives.setAttribute(route, "/api/test") == 9, "set /api/test");
-    check(AgentNatives.setAttribute(method, "POST") == 4, "replace with POST");
+    check(TestNatives.setAttribute(method, "GET") == 3, "set GET");
+    check(TestNatives.setAttribute(route, "/api/test") == 9, "set /api/test");
+    check(TestNatives.setAttribute(method, "POST") == 4, "replace with POST");
     List<Entry> e = entries(record);
     check(e.size() == 2 && e.get(0).key() == route && e.get(0).text().equals("/api/test")
         && e.get(1).key() == method && e.get(1).text().equals("POST"),
         "one entry per key, the new value last: " + e);
-    check(AgentNatives.setAttribute(method, null) == 0, "remove");
+    check(TestNatives.setAttribute(method, null) == 0, "remove");
     e = entries(record);
     check(e.size() == 1 && e.get(0).key() == route, "after remove: " + e);
 
@@ -95,7 +95,7 @@ public final class AttributeCheck {
       String value = ch.repeat(300);
       int room = Math.min(255, capacity - 2);
       int expected = room / bytesPerChar * bytesPerChar;
-      int stored = AgentNatives.setAttribute(user, value);
+      int stored = TestNatives.setAttribute(user, value);
       check(stored == expected, ch + ": stored " + stored + ", expected " + expected);
       e = entries(record);
       check(e.size() == 1 && validUtf8(e.get(0).value())
@@ -104,17 +104,17 @@ public final class AttributeCheck {
     }
     // Unpaired surrogates become U+FFFD, never CESU-8.
     clear(3);
-    check(AgentNatives.setAttribute(user, "a\ud800b") == 5, "unpaired surrogate");
+    check(TestNatives.setAttribute(user, "a\ud800b") == 5, "unpaired surrogate");
     e = entries(record);
     check(e.size() == 1 && e.get(0).text().equals("a\ufffdb"), "U+FFFD: " + e);
     // A surrogate pair cut by the 255-unit window is left out whole.
     clear(3);
     String cut = "a".repeat(254) + "\ud83d\ude00" + "tail";
     int expectCut = Math.min(254, Math.min(255, capacity - 2));
-    check(AgentNatives.setAttribute(user, cut) == expectCut, "pair at the window edge");
+    check(TestNatives.setAttribute(user, cut) == expectCut, "pair at the window edge");
     // Fill the record: entries stay inside it.
     clear(3);
-    for (int k = 0; k < 3; k++) AgentNatives.setAttribute(k, "x".repeat(200));
+    for (int k = 0; k < 3; k++) TestNatives.setAttribute(k, "x".repeat(200));
     e = entries(record);
     int used = 0;
     for (Entry x : e) used += 2 + x.value().length;
@@ -123,33 +123,33 @@ public final class AttributeCheck {
 
     // Attributes belong to the thread and survive unmount/remount.
     clear(3);
-    AgentNatives.setAttribute(route, "/kept");
+    TestNatives.setAttribute(route, "/kept");
     Thread.yield();
     LockSupport.parkNanos(1_000_000);
-    ByteBuffer again = AgentNatives.currentRecordBuffer();
+    ByteBuffer again = TestNatives.currentRecordBuffer();
     e = entries(again);
     check(e.size() == 1 && e.get(0).text().equals("/kept"), "after remount: " + e);
 
-    check(AgentNatives.setAttribute(200, "x") == -1, "unregistered index accepted");
-    check(AgentNatives.setAttribute(-1, "x") == -1, "negative index accepted");
+    check(TestNatives.setAttribute(200, "x") == -1, "unregistered index accepted");
+    check(TestNatives.setAttribute(-1, "x") == -1, "negative index accepted");
   }
 
   public static void main(String[] args) throws Exception {
-    check(AgentNatives.isActive(), "agent not active");
-    int method = AgentNatives.registerAttributeKey("method");
-    int route = AgentNatives.registerAttributeKey("route");
+    check(TestNatives.isActive(), "agent not active");
+    int method = TestNatives.registerAttributeKey("method");
+    int route = TestNatives.registerAttributeKey("route");
     check(method == 0 && route == 1, "pre-registered keys (attribute_keys option) are 0 and 1");
-    int user = AgentNatives.registerAttributeKey("user");
+    int user = TestNatives.registerAttributeKey("user");
     check(user == 2, "next key gets index 2, got " + user);
-    check(AgentNatives.registerAttributeKey("user") == user, "registration is idempotent");
-    check(AgentNatives.registerAttributeKey(null) == -1, "null key accepted");
-    check(AgentNatives.registerAttributeKey("") == -1, "empty key accepted");
-    check(AgentNatives.registerAttributeKey("k".repeat(256)) == -1, "256-byte key accepted");
+    check(TestNatives.registerAttributeKey("user") == user, "registration is idempotent");
+    check(TestNatives.registerAttributeKey(null) == -1, "null key accepted");
+    check(TestNatives.registerAttributeKey("") == -1, "empty key accepted");
+    check(TestNatives.registerAttributeKey("k".repeat(256)) == -1, "256-byte key accepted");
     check(
-        AgentNatives.registerAttributeKey("\u00e9".repeat(128)) == -1, "256 UTF-8 bytes accepted");
-    int longest = AgentNatives.registerAttributeKey("k".repeat(255));
+        TestNatives.registerAttributeKey("\u00e9".repeat(128)) == -1, "256 UTF-8 bytes accepted");
+    int longest = TestNatives.registerAttributeKey("k".repeat(255));
     check(longest == 3, "255-byte key refused");
-    int unicode = AgentNatives.registerAttributeKey("\u043a\u043b\u044e\u0447\ud83d\ude00");
+    int unicode = TestNatives.registerAttributeKey("\u043a\u043b\u044e\u0447\ud83d\ude00");
     check(unicode == 4, "non-ASCII key refused");
 
     Thread v = Thread.ofVirtual().start(() -> onThisThread(method, route, user));
@@ -160,17 +160,17 @@ public final class AttributeCheck {
     // 255 keys at most; the 256th fails and existing keys still resolve.
     int last = unicode;
     for (int i = 0; ; i++) {
-      int index = AgentNatives.registerAttributeKey("fill." + i);
+      int index = TestNatives.registerAttributeKey("fill." + i);
       if (index < 0) break;
       check(index == last + 1, "indexes are dense: " + index + " after " + last);
       last = index;
     }
     check(last == 254, "last index " + last + ", want 254");
-    check(AgentNatives.registerAttributeKey("route") == route, "existing key after the limit");
+    check(TestNatives.registerAttributeKey("route") == route, "existing key after the limit");
 
     String verdict = failures.isEmpty() ? "PASS" : "FAIL";
     for (String f : failures) System.out.println("FAIL: " + f);
-    System.out.println("AttributeCheck: " + verdict + " (record " + AgentNatives.recordSize()
+    System.out.println("AttributeCheck: " + verdict + " (record " + TestNatives.recordSize()
         + " bytes)");
     System.exit(failures.isEmpty() ? 0 : 1);
   }

@@ -1,6 +1,6 @@
 package io.vtctx.pctx;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *       platform) each register keys {@code <prefix>.0 .. <prefix>.<keys-1>} in their own random
  *       order, all released at once; answers {@code DONE <prefix>.0=i0 ...}, or {@code MISMATCH
  *       ...} if two threads got different indexes for one key
- *   <li>{@code active} - answers {@code ACTIVE true|false} (AgentNatives.isActive, false if the
+ *   <li>{@code active} - answers {@code ACTIVE true|false} (TestNatives.isActive, false if the
  *       agent is not loaded)
  *   <li>{@code exit} - exits 0
  * </ul>
@@ -39,7 +39,7 @@ public final class PctxTarget {
           StringBuilder answer = new StringBuilder("REGISTERED");
           for (int i = 1; i < words.length; i++) {
             answer.append(' ').append(words[i]).append('=')
-                .append(AgentNatives.registerAttributeKey(words[i]));
+                .append(TestNatives.registerAttributeKey(words[i]));
           }
           reply(answer.toString());
         }
@@ -48,7 +48,7 @@ public final class PctxTarget {
         case "active" -> {
           boolean active;
           try {
-            active = AgentNatives.isActive();
+            active = TestNatives.isActive();
           } catch (UnsatisfiedLinkError e) {
             active = false;
           }
@@ -81,7 +81,7 @@ public final class PctxTarget {
           for (int k = 0; k < keys; k++) order.add(k);
           Collections.shuffle(order, new Random(id));
           start.await();
-          for (int k : order) indexes[id][k] = AgentNatives.registerAttributeKey(prefix + "." + k);
+          for (int k : order) indexes[id][k] = TestNatives.registerAttributeKey(prefix + "." + k);
         } catch (Throwable e) {
           failure.compareAndSet(null, e);
         }

@@ -4,53 +4,39 @@ import java.nio.ByteBuffer;
 
 /**
  * The JNI natives exported by the vtctx agent (libvtctx.so). HotSpot finds them in the agent
- * library itself, so nothing is loaded here; without the agent every call throws
- * {@link UnsatisfiedLinkError}, which callers treat as "agent not loaded".
+ * library itself, so nothing is loaded here; without the agent every call throws {@link
+ * UnsatisfiedLinkError}, which callers treat as "agent not loaded".
+ *
+ * <p>Package-private, and the package is not exported by the module {@code io.vtctx}: only the
+ * shim calls these. The agent builds against the header {@code javac -h} generates from this file,
+ * so a native renamed here fails the agent's build instead of looking like an absent agent.
+ *
+ * <p>Nothing here hands out a JDK internal or memory beyond the calling thread's own record, and
+ * every argument is checked by the agent: whoever calls these gets at most what the public API
+ * ({@code io.vtctx.ThreadContext}, {@code io.vtctx.ThreadAttributes}) gives.
  */
-public final class AgentNatives {
+final class AgentNatives {
   private AgentNatives() {}
 
   /** True if the agent is loaded and publishing. */
-  public static native boolean isActive();
+  static native boolean isActive();
 
   /**
    * Address of the calling thread's OTEP 4947 record (virtual or platform thread), stable for the
    * thread's life; binds one on first use after a late attach. 0 if none.
    */
-  public static native long currentRecord();
+  static native long currentRecord();
 
   /**
-   * A direct view of the calling thread's record ({@link #recordSize()} bytes), or null. Valid
-   * only while the calling thread lives: never let it escape the thread.
+   * A direct view of the calling thread's own record ({@link #recordSize()} bytes), or null: no
+   * agent record, or a caller that is not a class of this package in this class's module (the
+   * agent checks the calling frame, so a call through reflection or a method handle is refused).
+   * Valid only while the calling thread lives: never let it escape the thread.
    */
-  public static native ByteBuffer currentRecordBuffer();
-
-  /**
-   * A direct view of the address window that holds {@code record} (one of the agent's records):
-   * from {@code record} rounded down to a multiple of 2^20, 2^20 + 640 bytes long. Null if the
-   * agent is inactive or {@code record} is not one of its records. Lets the shim slice per-thread
-   * views in Java instead of paying a JNI buffer creation per thread; never expose it: it spans
-   * other threads' records and memory that may not be mapped.
-   */
-  public static native ByteBuffer recordWindow(long record);
-
-  /**
-   * A direct view of the start of the agent's record pool: its first 2^k bytes (k at most 30), in
-   * which records are taken from the start upwards. Null if the agent is inactive. For {@link
-   * PoolSegment} only; never expose it: it spans every thread's record and memory that may not be
-   * mapped.
-   */
-  public static native ByteBuffer recordPoolWindow();
-
-  /**
-   * A getter {@code java.lang.invoke.MethodHandle} of type (String)byte[] for the private field
-   * {@code java.lang.String.value}, or null if the agent is inactive or this JDK has no such field.
-   * For {@link StringBytes} only (package-private): the array it returns is the String's own.
-   */
-  static native Object stringValueGetter();
+  static native ByteBuffer currentRecordBuffer();
 
   /** Record size in bytes (64 by default). */
-  public static native int recordSize();
+  static native int recordSize();
 
   /**
    * Registers an attribute key in the process context's {@code threadlocal.attribute_key_map}
@@ -62,7 +48,7 @@ public final class AgentNatives {
    *     empty or invalid key, more than 255 UTF-8 bytes, or 255 keys already registered); the
    *     agent logs the reason once
    */
-  public static native int registerAttributeKey(String key);
+  static native int registerAttributeKey(String key);
 
   /**
    * Sets attribute {@code keyIndex} of the calling thread's record to {@code value}, replacing its
@@ -74,8 +60,8 @@ public final class AgentNatives {
    *     removal), or -1 if nothing was stored (agent inactive, index not registered, no record, or
    *     no room left; a previous value of the key is removed even then)
    */
-  public static native int setAttribute(int keyIndex, String value);
+  static native int setAttribute(int keyIndex, String value);
 
   /** The agent's live counters as a JSON object. */
-  public static native String statsJson();
+  static native String statsJson();
 }

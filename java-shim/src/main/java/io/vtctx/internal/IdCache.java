@@ -61,7 +61,7 @@ public final class IdCache {
   private final Ids first = new Ids(0);
   private final Ids second = new Ids(1);
   private boolean secondRecent; // the other entry is the older one, replaced by the next load
-  // The digits copied out of the id Strings where StringBytes cannot read them in place: trace-id
+  // The digits copied out of the id Strings (no public String API reads them in place): trace-id
   // at 0, span-id at SPAN_DIGITS.
   private final byte[] scratch = new byte[48];
   private static final int SPAN_DIGITS = 32;
@@ -106,6 +106,10 @@ public final class IdCache {
    * @param sameTrace an entry of this cache whose trace-id is {@code traceHex} (the caller knows,
    *     e.g. from the same String), whose decoded trace-id is taken instead; or null
    */
+  // String.getBytes(int, int, byte[], int) is deprecated because it keeps only each char's low
+  // byte; for hex digits (ASCII) that is the digit, and it is the only public String API that
+  // copies chars into a byte array without allocating one.
+  @SuppressWarnings("deprecation")
   public Ids load(
       Object key, String traceHex, String spanHex, int flags, boolean hexDigits, Ids sameTrace) {
     if (traceHex.length() != 32 || spanHex.length() != 16) return null;
@@ -113,34 +117,22 @@ public final class IdCache {
     long high;
     long low;
     long span;
-    if (sameTrace != null) { // read before the older entry, which may be sameTrace, is replaced
-      high = sameTrace.high;
-      low = sameTrace.low;
-    } else if (hexDigits) {
-      byte[] digits = StringBytes.latin1(traceHex); // the String's own bytes: no copy
-      if (digits == null) {
-        traceHex.getBytes(0, 32, scratch, 0);
-        digits = scratch;
-      }
-      high = digits16(digits, 0);
-      low = digits16(digits, 16);
-    } else {
-      high = decode16Checked(traceHex, 0);
-      low = decode16Checked(traceHex, 16);
-      if (error < 0) return null;
-    }
-    if (hexDigits) {
-      byte[] digits = StringBytes.latin1(spanHex);
-      int at = 0;
-      if (digits == null) {
-        spanHex.getBytes(0, 16, scratch, SPAN_DIGITS);
-        digits = scratch;
-        at = SPAN_DIGITS;
-      }
-      span = digits16(digits, at);
-    } else {
+    if (!hexDigits) {
+      high = sameTrace != null ? sameTrace.high : decode16Checked(traceHex, 0);
+      low = sameTrace != null ? sameTrace.low : decode16Checked(traceHex, 16);
       span = decode16Checked(spanHex, 0);
       if (error < 0) return null;
+    } else if (sameTrace != null) { // read before the older entry, which may be sameTrace, changes
+      high = sameTrace.high;
+      low = sameTrace.low;
+      spanHex.getBytes(0, 16, scratch, SPAN_DIGITS);
+      span = digits16(scratch, SPAN_DIGITS);
+    } else { // both copies first, then the decodes
+      traceHex.getBytes(0, 32, scratch, 0);
+      spanHex.getBytes(0, 16, scratch, SPAN_DIGITS);
+      high = digits16(scratch, 0);
+      low = digits16(scratch, 16);
+      span = digits16(scratch, SPAN_DIGITS);
     }
     Ids older = older();
     older.key = key; // the one reference stored per load
@@ -157,8 +149,8 @@ public final class IdCache {
     return load(key, traceHex, spanHex, flags, false, null);
   }
 
-  // The 16 hex digits at digits[offset..]: a String's Latin-1 bytes or the scratch copy (hex digits
-  // are ASCII, so the low bytes that getBytes copies are the digits themselves).
+  // The 16 hex digits at digits[offset..] of the scratch copy (hex digits are ASCII, so the low
+  // bytes that getBytes copies are the digits themselves).
   private static long digits16(byte[] digits, int offset) {
     long high = HexSwar.decode8Digits((long) LONGS.get(digits, offset));
     long low = HexSwar.decode8Digits((long) LONGS.get(digits, offset + 8));

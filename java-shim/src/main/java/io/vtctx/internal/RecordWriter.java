@@ -7,8 +7,7 @@ import java.nio.ByteOrder;
 
 /**
  * The in-place writer of an OTEP 4947 record (the Java twin of tls-publish/recordWriter.h):
- * valid=0, fence, payload, fence, valid=1. Only the thread that owns the record calls it. {@link
- * PoolSegment} writes the ids with the same protocol through the pool's segment.
+ * valid=0, fence, payload, fence, valid=1. Only the thread that owns the record calls it.
  *
  * <p>Why these fences: the readers that matter (eBPF at a perf sample or a syscall) interrupt the
  * writing thread itself and so see its stores in program order; only the JIT could reorder them.

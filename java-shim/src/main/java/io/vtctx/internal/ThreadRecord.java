@@ -3,32 +3,28 @@ package io.vtctx.internal;
 import java.nio.ByteBuffer;
 
 /**
- * The calling thread's record, as a direct view and its offset in the {@link PoolSegment} (through
- * which the ids are written where available), cached in a {@link ThreadLocal}, plus the thread's
- * {@link IdCache}.
+ * The calling thread's record, as a direct view over it cached in a {@link ThreadLocal}, plus the
+ * thread's {@link IdCache}.
  *
  * <p>Lifetime: the agent binds one record to each thread (virtual or platform) for the thread's
- * whole life and recycles it after the thread ends. The view and the offset are reachable only
- * through this thread's ThreadLocal, so only this thread ever writes through them, and only while
- * it runs: they can never write into a record that has been handed to another thread. (An
- * inheritable thread local would break that; this one is not.) Both are garbage with the thread.
+ * whole life and recycles it after the thread ends. The view covers that record only
+ * (record_size bytes, committed and never unmapped) and is reachable only through this thread's
+ * ThreadLocal, so only this thread ever writes through it, and only while it runs: it can never
+ * write into a record that has been handed to another thread. (An inheritable thread local would
+ * break that; this one is not.) Both are garbage with the thread.
  *
- * <p>Cost: the first publish on a thread takes one JNI call (currentRecord: the agent binds a
- * record if the thread has none yet, e.g. after a late attach), a slice of a shared window (see
- * {@link RecordViews}) and about 200 bytes of heap, estimated (map entry, this object, the view,
- * the id cache), which is what huge numbers of publishing virtual threads cost. Threads that never
- * publish pay nothing.
+ * <p>Cost: the first publish on a thread takes one JNI call (currentRecordBuffer: the agent binds a
+ * record if the thread has none yet, e.g. after a late attach, checks its caller and makes the
+ * direct buffer) and about 200 bytes of heap (map entry, this object, the view, the id cache),
+ * which is what huge numbers of publishing virtual threads cost. Threads that never publish pay
+ * nothing.
  */
 public final class ThreadRecord {
   private static final ThreadLocal<ThreadRecord> CURRENT = new ThreadLocal<>();
   // Cached for a thread the agent could give no record (its pool is exhausted): publishes nothing.
-  private static final ThreadRecord NONE = new ThreadRecord(null, -1);
-  private static int recordSize; // the agent's, fixed for the process; 0 = not asked yet
+  private static final ThreadRecord NONE = new ThreadRecord(null);
 
   private final ByteBuffer view;
-  // Where ids are written: at this offset of the pool segment (PoolSegment), or through the view
-  // if -1. Attributes are always written through the view.
-  private final long poolOffset;
   private IdCache ids;
   // What a publisher last made the record hold, so that it can skip an unchanged source (an
   // OpenTelemetry SpanContext) with one compare: the slot (0, 1) of the id cache entry it came
@@ -54,9 +50,8 @@ public final class ThreadRecord {
   // put in this record; dropped by every other attribute write, so it never trusts a stale memory.
   private Object attributeMemo;
 
-  private ThreadRecord(ByteBuffer view, long poolOffset) {
+  private ThreadRecord(ByteBuffer view) {
     this.view = view;
-    this.poolOffset = poolOffset;
   }
 
   /** The calling thread's record, or null if there is none (agent absent, or no record). */
@@ -67,16 +62,22 @@ public final class ThreadRecord {
     return r.view != null ? r : null;
   }
 
+  /**
+   * The native address of the calling thread's record (binding one if needed), or 0 without the
+   * agent or a record.
+   */
+  public static long currentAddress() {
+    return AgentLink.active() ? AgentNatives.currentRecord() : 0;
+  }
+
   private static ThreadRecord bind() {
     // The agent binds a record now if the thread has none yet (e.g. it predates a late attach).
-    long address = AgentNatives.currentRecord();
-    ByteBuffer view = RecordViews.viewOf(address, recordSize());
-    if (view == null) view = AgentNatives.currentRecordBuffer(); // the slow, always-valid way
-    // Records are 64-byte aligned; the check keeps a wrong address from becoming an exception in
-    // the aligned accesses of RecordWriter.
+    ByteBuffer view = AgentNatives.currentRecordBuffer();
+    // Records are 64-byte aligned and at least 64 bytes; the check keeps anything else from
+    // becoming an exception in the aligned accesses of RecordWriter.
     ThreadRecord r =
-        view != null && view.capacity() >= 28 && view.alignmentOffset(0, 8) == 0
-            ? new ThreadRecord(view, PoolSegment.offsetOf(address))
+        view != null && view.capacity() >= 64 && view.alignmentOffset(0, 8) == 0
+            ? new ThreadRecord(view)
             : NONE;
     try {
       CURRENT.set(r);
@@ -84,11 +85,6 @@ public final class ThreadRecord {
       // A thread that does not support thread locals (JDK-internal): not cached, still usable.
     }
     return r;
-  }
-
-  private static int recordSize() {
-    int size = recordSize;
-    return size != 0 ? size : (recordSize = AgentNatives.recordSize());
   }
 
   /** Publishes these ids and flags unless the record already holds exactly them. */
@@ -120,15 +116,10 @@ public final class ThreadRecord {
     if (!sameTrace || writtenSpan != span || writtenState != flags) {
       // Only the words that change are stored: a span change inside a trace, the common one,
       // stores the span-id between valid=0 and valid=1 (three stores instead of five).
-      long at = poolOffset;
-      if (at >= 0) {
-        PoolSegment.write(at, !sameTrace, traceHigh, traceLow, span, flags);
-      } else {
-        RecordWriter.begin(view);
-        if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
-        RecordWriter.putSpanId(view, span);
-        RecordWriter.end(view, flags);
-      }
+      RecordWriter.begin(view);
+      if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
+      RecordWriter.putSpanId(view, span);
+      RecordWriter.end(view, flags);
       written(traceHigh, traceLow, span, flags);
     }
   }
@@ -194,12 +185,7 @@ public final class ThreadRecord {
 
   private void writeClear() {
     if (writtenState != CLEARED) {
-      long at = poolOffset;
-      if (at >= 0) {
-        PoolSegment.clear(at);
-      } else {
-        RecordWriter.clear(view);
-      }
+      RecordWriter.clear(view);
       written(0L, 0L, 0L, CLEARED);
     }
   }
@@ -234,11 +220,6 @@ public final class ThreadRecord {
 
   public void attributeMemo(Object memo) {
     attributeMemo = memo;
-  }
-
-  /** Where ids are written: the record's offset in {@link PoolSegment}, or -1 (its view). */
-  long poolOffset() {
-    return poolOffset;
   }
 
   /** This thread's id cache (created at first use: the plain API does not need it). */

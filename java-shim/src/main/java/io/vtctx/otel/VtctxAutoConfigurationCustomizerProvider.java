@@ -20,6 +20,9 @@ import java.util.Map;
  */
 public final class VtctxAutoConfigurationCustomizerProvider
     implements AutoConfigurationCustomizerProvider {
+  /** For the service loader. */
+  public VtctxAutoConfigurationCustomizerProvider() {}
+
   @Override
   public void customize(AutoConfigurationCustomizer customizer) {
     VtctxContextStorage.install();

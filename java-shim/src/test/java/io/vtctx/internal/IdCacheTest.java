@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.util.HexFormat;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class IdCacheTest {
@@ -129,5 +131,37 @@ class IdCacheTest {
     // The next load replaces the older entry (b's) in place.
     assertSame(eb, c.load(new Object(), TRACE, "2222222222222222", 0));
     assertNull(c.select(b));
+  }
+
+  /**
+   * Random ids in both cases through the unchecked (hex-promised) path, which copies the digits out
+   * of the Strings (from Latin-1 and, under -XX:-CompactStrings, UTF-16 ones), with and without a
+   * same-trace entry.
+   */
+  @Test
+  void decodesRandomIdsThroughTheCopy() {
+    SplittableRandom random = new SplittableRandom(4947);
+    HexFormat lower = HexFormat.of();
+    HexFormat upper = HexFormat.of().withUpperCase();
+    IdCache cache = new IdCache();
+    for (int i = 0; i < 20000; i++) {
+      long high = random.nextLong();
+      long low = random.nextLong();
+      long span = random.nextLong();
+      HexFormat format = (i & 1) == 0 ? lower : upper;
+      String trace = format.toHexDigits(high) + format.toHexDigits(low);
+      IdCache.Ids ids =
+          cache.load(new Object(), trace, format.toHexDigits(span), i & 0xff, true, null);
+      assertNotNull(ids, trace);
+      assertEquals(high, ids.traceHigh(), trace);
+      assertEquals(low, ids.traceLow(), trace);
+      assertEquals(span, ids.span(), trace);
+      assertEquals(i & 0xff, ids.flags());
+      IdCache.Ids child =
+          cache.load(new Object(), trace, format.toHexDigits(~span), 1, true, cache.recent());
+      assertEquals(high, child.traceHigh(), trace);
+      assertEquals(low, child.traceLow(), trace);
+      assertEquals(~span, child.span(), trace);
+    }
   }
 }

@@ -12,7 +12,7 @@ import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
 import io.vtctx.ThreadAttributes;
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import io.vtctx.testing.Published;
 import io.vtctx.testing.TestOtel;
 import java.nio.ByteBuffer;
@@ -44,7 +44,7 @@ class SpanAttributesTest {
     assertTrue(Published.init(), "agent not loaded");
     route = ThreadAttributes.registerKey("http.route");
     user = ThreadAttributes.registerKey("enduser.id");
-    recordSize = AgentNatives.recordSize();
+    recordSize = TestNatives.recordSize();
   }
 
   private static void onVirtualThread(Runnable body) throws Exception {
@@ -194,7 +194,7 @@ class SpanAttributesTest {
   void unchangedValuesAreNotRewritten() throws Exception {
     onVirtualThread(
         () -> {
-          ByteBuffer raw = AgentNatives.currentRecordBuffer();
+          ByteBuffer raw = TestNatives.currentRecordBuffer();
           Span server = tracer.spanBuilder("server").setAttribute(ROUTE, "/x").startSpan();
           try (Scope s = server.makeCurrent()) {
             assertPublishes(Map.of(route, "/x"));

@@ -11,7 +11,7 @@ import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
 import io.vtctx.ThreadAttributes;
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import io.vtctx.testing.Published;
 import io.vtctx.testing.TestOtel;
 import java.util.ArrayList;
@@ -69,7 +69,7 @@ class VirtualThreadStressTest {
     assertTrue(Published.init(), "agent not loaded");
     routeKey = ThreadAttributes.registerKey("http.route");
     userKey = ThreadAttributes.registerKey("enduser.id");
-    recordSize = AgentNatives.recordSize();
+    recordSize = TestNatives.recordSize();
   }
 
   @Test

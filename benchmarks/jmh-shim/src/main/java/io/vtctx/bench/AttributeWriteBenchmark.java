@@ -2,8 +2,8 @@ package io.vtctx.bench;
 
 import io.vtctx.ThreadAttributes;
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.AgentNatives;
 import io.vtctx.internal.AttributeWriter;
+import io.vtctx.internal.TestNatives;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The two write paths for one attribute value (the value alternates, so every operation really
- * rewrites attrs-data): the agent's native {@code AgentNatives.setAttribute} and the Java writer
+ * rewrites attrs-data): the agent's native {@code TestNatives.setAttribute} and the Java writer
  * through the thread's view. The record also holds another key's entry, which every set has to move
  * (remove + append). Needs the agent (-agentpath), 64-byte records.
  *
@@ -66,7 +66,7 @@ public class AttributeWriteBenchmark {
     route = ThreadAttributes.registerKey("bench.route");
     if (method < 0 || route < 0) throw new IllegalStateException("keys not registered");
     ThreadAttributes.set(method, "GET");
-    view = AgentNatives.currentRecordBuffer();
+    view = TestNatives.currentRecordBuffer();
     if (view.capacity() != 64) throw new IllegalStateException("run with 64-byte records");
   }
 
@@ -82,7 +82,7 @@ public class AttributeWriteBenchmark {
 
   @Benchmark
   public int nativeSet() {
-    return AgentNatives.setAttribute(route, next());
+    return TestNatives.setAttribute(route, next());
   }
 
   @Benchmark

@@ -7,7 +7,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.ContextStorage;
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import io.vtctx.otel.VtctxContextStorage;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -113,7 +113,7 @@ public class ScopeBenchmark {
       throw new IllegalStateException("no record for the benchmark thread");
     }
     if (storage.equals("attrs") && ThreadContext.isAgentActive()) {
-      ByteBuffer record = AgentNatives.currentRecordBuffer(); // the outer span's route copied?
+      ByteBuffer record = TestNatives.currentRecordBuffer(); // the outer span's route copied?
       if (record.get(26) != 2 + "/users/{id}".length()) {
         throw new IllegalStateException("http.route not copied into the record");
       }

@@ -1,8 +1,8 @@
 package io.vtctx.bench;
 
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.AgentNatives;
 import io.vtctx.internal.RecordWriter;
+import io.vtctx.internal.TestNatives;
 import io.vtctx.test.CarrierProbe;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -59,8 +59,8 @@ public class WritePathBenchmark {
     if (!ThreadContext.isAgentActive()) {
       throw new IllegalStateException("run with -agentpath:build/agent/libvtctx.so");
     }
-    view = AgentNatives.currentRecordBuffer();
-    address = AgentNatives.currentRecord();
+    view = TestNatives.currentRecordBuffer();
+    address = TestNatives.currentRecord();
     CarrierProbe.publishedRecord(); // loads the probe library now, not inside a measurement
   }
 
@@ -97,7 +97,7 @@ public class WritePathBenchmark {
 
   @Benchmark
   public void jniLookupAndWrite() {
-    CarrierProbe.write(AgentNatives.currentRecord(), TRACE_HIGH, TRACE_LOW, nextSpan(), 1);
+    CarrierProbe.write(TestNatives.currentRecord(), TRACE_HIGH, TRACE_LOW, nextSpan(), 1);
   }
 
   @Benchmark
@@ -121,7 +121,7 @@ public class WritePathBenchmark {
             () -> {
               for (int i = 0; i < LOOP; i++) {
                 CarrierProbe.write(
-                    AgentNatives.currentRecord(),
+                    TestNatives.currentRecord(),
                     TRACE_HIGH,
                     TRACE_LOW,
                     (i & 1) == 0 ? SPAN_A : SPAN_B,

@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <ul>
  *   <li>lookupAddress: the agent's currentRecord() alone (JNI and a JVMTI thread-local lookup)
- *   <li>bindJniBuffer: the agent's currentRecordBuffer() (JNI, lookup, NewDirectByteBuffer)
- *   <li>bindSlice: the shipped way, currentRecord() and a slice of a cached window
+ *   <li>bindJniBuffer: the agent's currentRecordBuffer(), what ThreadRecord takes (JNI, the
+ *       caller check, the lookup, NewDirectByteBuffer)
  * </ul>
  */
 @State(Scope.Thread)
@@ -29,12 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(3)
 public class BindBenchmark {
-  private int size;
-
   @Setup
   public void setUp() {
     if (!AgentLink.active()) throw new IllegalStateException("run with -agentpath");
-    size = AgentNatives.recordSize();
   }
 
   @Benchmark
@@ -47,8 +44,4 @@ public class BindBenchmark {
     return AgentNatives.currentRecordBuffer();
   }
 
-  @Benchmark
-  public ByteBuffer bindSlice() {
-    return RecordViews.viewOf(AgentNatives.currentRecord(), size);
-  }
 }

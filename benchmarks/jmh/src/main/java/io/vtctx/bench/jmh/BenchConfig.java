@@ -5,7 +5,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.ContextStorage;
 import io.opentelemetry.context.Scope;
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import io.vtctx.otel.VtctxContextStorage;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -67,7 +67,7 @@ public record BenchConfig(
         .start(
             () -> {
               try (Scope s = span.makeCurrent()) {
-                ByteBuffer record = AgentNatives.currentRecordBuffer();
+                ByteBuffer record = TestNatives.currentRecordBuffer();
                 byte[] spanId = new byte[8];
                 record.get(16, spanId);
                 seen.set(spanId);
@@ -91,7 +91,7 @@ public record BenchConfig(
 
   private static boolean agentNativesLinked() {
     try {
-      AgentNatives.isActive();
+      TestNatives.isActive();
       return true;
     } catch (UnsatisfiedLinkError e) {
       return false;

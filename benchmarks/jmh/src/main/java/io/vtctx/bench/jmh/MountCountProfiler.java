@@ -1,6 +1,6 @@
 package io.vtctx.bench.jmh;
 
-import io.vtctx.internal.AgentNatives;
+import io.vtctx.internal.TestNatives;
 import java.util.Collection;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -46,7 +46,7 @@ public final class MountCountProfiler implements InternalProfiler {
   /** vtctx's total mount count, or -1 without the agent. */
   private static long mounts() {
     try {
-      Matcher m = MOUNTS.matcher(AgentNatives.statsJson());
+      Matcher m = MOUNTS.matcher(TestNatives.statsJson());
       return m.find() ? Long.parseLong(m.group(1)) : -1;
     } catch (UnsatisfiedLinkError e) {
       return -1;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vtctx.testing.Published;
-import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -17,16 +16,12 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Writes through the pool segment land in the thread's own record, byte for byte what the carrier
- * publishes, and the segment is used exactly when it should be: on Java 22+ unless
- * -Dio.vtctx.poolSegment=false (one Maven execution runs every agent test that way).
+ * A thread's {@link ThreadRecord} writes its own record and nothing else: the view the agent hands
+ * out is exactly the calling thread's record, and for thousands of concurrently live virtual
+ * threads each write is byte for byte what the carrier publishes, at the thread's own record.
  */
 @Tag("agent")
-class PoolSegmentTest {
-  private static final boolean EXPECTED =
-      Runtime.version().feature() >= 22
-          && Boolean.parseBoolean(System.getProperty("io.vtctx.poolSegment", "true"));
-
+class ThreadRecordTest {
   @BeforeAll
   static void setUp() {
     assertTrue(Published.init(), "agent not loaded");
@@ -41,37 +36,34 @@ class PoolSegmentTest {
     }
   }
 
+  /** The view covers the calling thread's record and nothing beyond it. */
   @Test
-  void usedWhereAvailable() {
-    assertEquals(EXPECTED, PoolSegment.available());
-    ThreadRecord record = ThreadRecord.current();
-    assertNotNull(record);
-    long expected = EXPECTED ? AgentNatives.currentRecord() - windowBase() : -1;
-    assertEquals(expected, record.poolOffset());
+  void theViewIsExactlyTheOwnRecord() throws Exception {
+    ByteBuffer view = AgentNatives.currentRecordBuffer();
+    assertNotNull(view);
+    assertEquals(AgentNatives.recordSize(), view.capacity());
+    assertTrue(view.isDirect());
+    long address = AgentNatives.currentRecord();
+    // A write through the view is what this thread's carrier publishes, at this thread's record.
+    ThreadRecord.current().publish(
+        0x0102030405060708L, 0x090a0b0c0d0e0f10L, 0x1112131415161718L, 1);
+    Published p = Published.now();
+    assertEquals(address, p.address());
+    assertEquals(0x11, view.get(16));
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              ByteBuffer other = AgentNatives.currentRecordBuffer();
+              assertNotNull(other);
+              assertEquals(AgentNatives.recordSize(), other.capacity());
+              other.put(16, (byte) 0x77); // its own record: not this thread's
+            })
+        .join();
+    assertEquals(0x11, view.get(16), "another thread's view reached this thread's record");
   }
 
   @Test
-  void offsetsOnlyForRecordsInTheWindow() {
-    int size = window().capacity();
-    assertEquals(1, Integer.bitCount(size), "window size " + size);
-    if (!EXPECTED) {
-      assertEquals(-1, PoolSegment.offsetOf(AgentNatives.currentRecord()));
-      return;
-    }
-    long base = windowBase();
-    long record = AgentNatives.currentRecord();
-    assertEquals(record - base, PoolSegment.offsetOf(record));
-    assertEquals(0, PoolSegment.offsetOf(base));
-    assertEquals(size - 64, PoolSegment.offsetOf(base + size - 64)); // the last record slot
-    assertEquals(-1, PoolSegment.offsetOf(base + size)); // beyond the window
-    assertEquals(-1, PoolSegment.offsetOf(base - 64));
-    assertEquals(-1, PoolSegment.offsetOf(record + 8)); // not a record's start
-    assertEquals(-1, PoolSegment.offsetOf(0));
-  }
-
-  @Test
-  void writesAreWhatTheCarrierPublishes() throws Exception {
-    if (!EXPECTED) return; // the view path is covered by RecordViewsTest
+  void writesOfLiveThreadsAreWhatTheirCarriersPublish() throws Exception {
     int threads = 3000;
     List<String> failures = new CopyOnWriteArrayList<>();
     CountDownLatch allBound = new CountDownLatch(threads);
@@ -82,49 +74,32 @@ class PoolSegmentTest {
           Thread.ofVirtual()
               .start(
                   () -> {
+                    ThreadRecord record = ThreadRecord.current();
                     long address = AgentNatives.currentRecord();
-                    long offset = PoolSegment.offsetOf(address);
                     try {
                       allBound.await(); // all records live at once: no reuse between threads
                     } catch (InterruptedException e) {
                       failures.add("interrupted");
                       return;
                     }
-                    if (offset < 0) {
-                      failures.add("no offset for 0x" + Long.toHexString(address));
+                    if (record == null) {
+                      failures.add("thread " + id + ": no record");
                       return;
                     }
-                    PoolSegment.write(offset, true, id, ~id, id << 8 | 1, 1);
+                    record.publish(id, ~id, id << 8 | 1, 1);
                     Thread.yield(); // maybe another carrier
                     check(failures, id, address, hex(id, ~id, id << 8 | 1) + "0101");
-                    // Span change in the same trace: the trace-id words are left as they are.
-                    PoolSegment.write(offset, false, 0, 0, id << 8 | 2, 0);
+                    // Span change in the same trace: only the span-id is rewritten.
+                    record.publish(id, ~id, id << 8 | 2, 0);
                     Thread.yield();
                     check(failures, id, address, hex(id, ~id, id << 8 | 2) + "0100");
-                    PoolSegment.clear(offset);
+                    record.clear();
                     check(failures, id, address, hex(0, 0, 0) + "0000");
                   });
       allBound.countDown();
     }
     for (Thread t : all) assertTrue(t.join(Duration.ofSeconds(120)), "thread did not finish");
     assertEquals(List.of(), failures.subList(0, Math.min(5, failures.size())));
-  }
-
-  // The window's address, read independently of PoolSegment (Java 22+ only).
-  private static long windowBase() {
-    try {
-      Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
-      Object s = segment.getMethod("ofBuffer", Buffer.class).invoke(null, window());
-      return (long) segment.getMethod("address").invoke(s);
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  private static ByteBuffer window() {
-    ByteBuffer window = AgentNatives.recordPoolWindow();
-    assertNotNull(window);
-    return window;
   }
 
   private static String hex(long high, long low, long span) {
