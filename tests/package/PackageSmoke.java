@@ -22,6 +22,10 @@ public final class PackageSmoke {
               () -> {
                 ThreadContext.set(0x7061636b00000000L | id, 0, id + 1, 1);
                 published.countDown();
+                // Spin only once all four have published: a yielding virtual thread goes back to
+                // its carrier's own queue and runs again before threads not yet started, so two
+                // spinners would keep the others from ever publishing on 2 carriers.
+                awaitUninterruptibly(published);
                 for (long n = 0; ; n++) {
                   sink += n * 31;
                   if (n % 1_000_000 == 0) Thread.yield();
@@ -33,5 +37,16 @@ public final class PackageSmoke {
     System.out.flush();
     while (System.in.read() >= 0) {}
     System.exit(0);
+  }
+
+  static void awaitUninterruptibly(java.util.concurrent.CountDownLatch latch) {
+    while (true) {
+      try {
+        latch.await();
+        return;
+      } catch (InterruptedException e) {
+        // not interrupted in this program; keep waiting
+      }
+    }
   }
 }
