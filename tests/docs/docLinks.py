@@ -8,6 +8,7 @@ lowercase, punctuation dropped, spaces to hyphens, -1, -2... for repeats).
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -16,6 +17,18 @@ SKIP_DIRS = {".git", "build", "node_modules", "target"}
 
 
 def markdown_files(root):
+    """The repository's Markdown as git sees it (tracked, or new and not ignored), so build trees
+    and fetched dependencies are never read; outside a git checkout, a walk of the tree."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+             "--", "*.md"], check=True, capture_output=True).stdout.decode()
+        for name in sorted(set(filter(None, listed.split("\0")))):
+            if os.path.exists(os.path.join(root, name)):
+                yield os.path.join(root, name)
+        return
+    except (OSError, subprocess.CalledProcessError):
+        pass
     for top, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith("build")]
         for name in files:
