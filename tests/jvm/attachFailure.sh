@@ -4,26 +4,8 @@
 # (HotSpot unloads the library): a later attach with good options works and every check passes.
 #   env: JAVA JCMD AGENT CLASSES PROBE_DIR (set by ctest)
 set -uo pipefail
-work=$(mktemp -d)
-target=""
-cleanup() {
-  [[ -n "$target" ]] && kill "$target" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-"$JAVA" -XX:+EnableDynamicAgentLoading --enable-native-access=ALL-UNNAMED \
-  "-Djava.library.path=$PROBE_DIR" -cp "$CLASSES" \
-  io.vtctx.test.LateAttachTarget "$AGENT" "$work/go" >"$work/out" 2>&1 &
-target=$!
-for ((i = 0; i < 600; i++)); do  # up to 60 s for the target to get ready
-  grep -q '^READY' "$work/out" && break
-  kill -0 "$target" 2>/dev/null || break
-  sleep 0.1
-done
-grep -q '^READY' "$work/out" || { cat "$work/out"; echo "FAIL: target not ready"; exit 1; }
+source "$(dirname "$0")/lateAttachTarget.sh"
+start_target "$work/out"
 
 lines_before=0
 # expect_refused <how: api|jcmd> <options> <regex of the one new vtctx line>
@@ -59,14 +41,10 @@ expect_refused jcmd "log=info,log=off" "option log given twice.*the attach fails
 # Nothing of the failed attaches is left: a good attach goes active and the target's checks pass.
 "$JCMD" "$target" JVMTI.agent_load "$AGENT" "\"log=info,stats=$work/stats.json\"" >"$work/att" 2>&1 ||
   fail "good attach: jcmd failed: $(tr '\n' ' ' <"$work/att")"
-touch "$work/go"
 rc=0
-wait "$target" || rc=$?
-target=""
+finish_target || rc=$?
 cat "$work/out"
 [[ $rc -eq 0 ]] || fail "target checks after the failed attaches: exit $rc"
 grep -q '^vtctx: active (attached' "$work/out" || fail "good attach: agent not active"
 grep -q '"loaded": "attach"' "$work/stats.json" 2>/dev/null || fail "no stats written at exit"
-
-((fails == 0)) && echo PASS || echo "FAIL: $fails check(s)"
-exit $((fails != 0))
+report

@@ -10,7 +10,6 @@ must print the process context the agent published.
   jvmAttrTest.py --reader R --java J --agent libvtctx.so --classes DIR [--threads N]
                  [--iterations I] [--late-keys L] [--wrong-expectation]
 """
-import argparse
 import json
 import os
 import re
@@ -18,8 +17,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_markers,
-                           run_reader, stop_jvm)
+from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,
+                           required_args_parser, run_markers, run_reader, stop_jvm)
 from jvmTest import context_matches, match_markers
 
 SERVICE = "vtctx-attr-test"
@@ -61,11 +60,7 @@ def check_context(ctx, key_map):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
+    parser = required_args_parser("reader", "java", "agent", "classes")
     parser.add_argument("--threads", type=int, default=3000)
     parser.add_argument("--iterations", type=int, default=4)
     parser.add_argument("--late-keys", type=int, default=12)

@@ -6,7 +6,6 @@ fault pages in, so the agent must hand out records on present pages.
 
   jvmNoContextTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
 """
-import argparse
 import json
 import os
 import subprocess
@@ -15,16 +14,11 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,
-                           stop_jvm)
+                           required_args_parser, stop_jvm)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--jcmd", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
+    parser = required_args_parser("reader", "java", "jcmd", "agent", "classes")
     parser.add_argument("--threads", type=int, default=2000)
     parser.add_argument("--iterations", type=int, default=5)
     args = parser.parse_args()

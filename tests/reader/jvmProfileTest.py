@@ -10,7 +10,6 @@ Checks that
 
   jvmProfileTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
 """
-import argparse
 import json
 import os
 import re
@@ -18,18 +17,14 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, require_root, stop_jvm
+from readerHarness import (LineReader, StreamingReader, check, require_root, required_args_parser,
+                           stop_jvm)
 
 TRACE = re.compile(r"^trace_7370696e([0-9a-f]{8})0{16};span_([0-9a-f]{16})$")
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--jcmd", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
+    parser = required_args_parser("reader", "java", "jcmd", "agent", "classes")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--millis", type=int, default=3000)
     parser.add_argument("--agent-options", default="", help="e.g. fault=stale-carrier")

@@ -13,14 +13,14 @@ option, not from the rest of the agent).
   jvmResyncTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
                    [--agent-options O] [--expect-none]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, require_root, stop_jvm
+from readerHarness import (LineReader, StreamingReader, check, require_root, required_args_parser,
+                           stop_jvm)
 
 BURST_FRAME = "SpinInLibrary"
 # Bursts start every 4 s and last 100 ms of CPU (at most 1 s of wall time): any 6 s window
@@ -29,12 +29,7 @@ WINDOW_S = 6
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--jcmd", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
+    parser = required_args_parser("reader", "java", "jcmd", "agent", "classes")
     parser.add_argument("--agent-options", default="")
     parser.add_argument("--expect-none", action="store_true")
     parser.add_argument("--min", type=int, default=5)

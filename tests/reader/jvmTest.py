@@ -5,15 +5,14 @@ published for it. Zero misattributions, zero missing markers, zero drops.
 
   jvmTest.py --reader R --java J --agent libvtctx.so --classes DIR [--threads N] [--iterations I]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root, run_markers,
-                           run_reader, stop_jvm)
+from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,
+                           required_args_parser, run_markers, run_reader, stop_jvm)
 
 
 def expected_context(marker, iterations):
@@ -55,11 +54,7 @@ def match_markers(events, base, total, iterations, matches=context_matches):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
+    parser = required_args_parser("reader", "java", "agent", "classes")
     parser.add_argument("--threads", type=int, default=4000)
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--agent-options", default="")

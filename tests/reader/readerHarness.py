@@ -45,13 +45,18 @@ class LineReader(LineStream):
             fail(str(e))
 
 
-def root_test_args(*names):
-    """Parses the driver's required `--name VALUE` arguments (args.name, dashes as underscores),
-    then skips the test without root."""
+def required_args_parser(*names):
+    """An argument parser with the driver's required `--name VALUE` arguments (args.name, dashes
+    as underscores); the caller adds its own options."""
     parser = argparse.ArgumentParser()
     for name in names:
         parser.add_argument(f"--{name}", required=True)
-    args = parser.parse_args()
+    return parser
+
+
+def root_test_args(*names):
+    """Parses the driver's required `--name VALUE` arguments, then skips the test without root."""
+    args = required_args_parser(*names).parse_args()
     require_root()
     return args
 

@@ -12,7 +12,6 @@ kernel's run_time_ns / run_cnt. At a low rate every sample finds the program, it
 task's and the target's memory cold; the floor rows show what that alone costs.
 Not a test: it asserts nothing, it prints numbers.
 """
-import argparse
 import json
 import os
 import statistics
@@ -20,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from readerHarness import LineReader, StreamingReader, require_root, stop_jvm
+from readerHarness import LineReader, StreamingReader, require_root, required_args_parser, stop_jvm
 
 CONFIGS = (("floor", ["--bpf-floor"]), ("table", []), ("json", ["--format", "json"]),
            ("folded", ["--format", "folded"]))
@@ -31,11 +30,7 @@ def spread(values):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--reader", required=True)
-    parser.add_argument("--java", required=True)
-    parser.add_argument("--agent", required=True)
-    parser.add_argument("--classes", required=True)
+    parser = required_args_parser("reader", "java", "agent", "classes")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=8)
     parser.add_argument("--hz", default="99,999")
