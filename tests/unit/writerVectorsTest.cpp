@@ -1,14 +1,17 @@
 // The writer side against the golden vectors of protocol/vectors/ (docs/protocol.md): the record
 // writer and attribute encoder produce exactly the `write` bytes, the C++ record view reads the
 // `decode` bytes field by field, the UTF-8 rules give the utf8.vec answers and the process-context
-// encoder produces exactly the `encode` payloads.
+// encoder produces exactly the `encode` payloads, which the strict test decoder (the strictest
+// reader's limits, processContextDecoder.h) accepts while it rejects the `malformed` ones.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "processContextDecoder.h"
 #include "processContextPublisher.h"
 #include "recordAttributes.h"
 #include "recordWriter.h"
@@ -138,6 +141,23 @@ TEST(WriterVectors, ProcessContextEncoderProducesThePayloads) {
     std::string payload;
     ASSERT_EQ(EncodeProcessContext(resource, keys, &payload), "");
     EXPECT_EQ(Hex(payload), v.Field("bytes"));
+  }
+}
+
+TEST(WriterVectors, StrictDecoderAcceptsEncodedAndRejectsMalformedPayloads) {
+  for (const Vector& v : ReadVectors("processContext.vec", "encode")) {
+    SCOPED_TRACE(v.name);
+    const std::optional<testing::DecodedContext> ctx =
+        testing::DecodeProcessContext(v.Bytes("bytes"));
+    ASSERT_TRUE(ctx.has_value());
+    const testing::DecodedValue* map = ctx->Extra(kAttributeKeyMapKey);
+    ASSERT_NE(map, nullptr);
+    std::vector<std::string> keys;
+    for (const std::string& k : SplitList(v.Field("keys"), ',')) keys.push_back(Vector::FromHex(k));
+    EXPECT_EQ(map->array_values, keys);
+  }
+  for (const Vector& v : ReadVectors("processContext.vec", "malformed")) {
+    EXPECT_FALSE(testing::DecodeProcessContext(v.Bytes("bytes")).has_value()) << v.name;
   }
 }
 
