@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "processContext.h"
+#include "processContextPublisher.h"
 #include "threadContextRecord.h"
 
 namespace vtctx {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "options.h"
-#include "processContext.h"
+#include "processContextPublisher.h"
 
 namespace vtctx {
 

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx {
 namespace {

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "processContext.h"
+#include "processContextPublisher.h"
 
 namespace vtctx {
 

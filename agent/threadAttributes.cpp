@@ -6,10 +6,10 @@
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "log.h"
-#include "processContext.h"
 #include "processContextInit.h"
+#include "processContextPublisher.h"
 #include "recordAttributes.h"
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx {
 namespace {

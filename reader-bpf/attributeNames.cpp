@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "recordFormat.h"
+#include "vtctx/attrsData.h"
 
 namespace vtctx::reader {
 
@@ -32,15 +33,10 @@ std::vector<NamedAttribute> NameAttributes(const std::map<uint8_t, std::string>&
 }
 
 bool HasUnnamedIndex(std::span<const uint8_t> attrs, const AttributeNames& names) {
-  size_t pos = 0;
-  while (pos + 2 <= attrs.size()) {
-    const uint8_t key = attrs[pos];
-    const size_t len = attrs[pos + 1];
-    if (pos + 2 + len > attrs.size()) break;  // truncated entry: the rest is not an attribute
-    if (key >= names.size()) return true;
-    pos += 2 + len;
-  }
-  return false;
+  bool unnamed = false;
+  ForEachAttrsEntry(attrs.data(), attrs.size(),
+                    [&](uint8_t key, size_t, size_t) { unnamed = unnamed || key >= names.size(); });
+  return unnamed;
 }
 
 }  // namespace vtctx::reader

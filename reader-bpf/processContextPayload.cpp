@@ -2,14 +2,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "protobufWire.h"
 #include "recordFormat.h"
-#include "utf8.h"
-#include "vtctx/processContext.h"
+#include "vtctx/processContextHeader.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx::reader {
 namespace {
@@ -21,7 +22,7 @@ absl::Status Failure(absl::string_view where, const absl::Status& cause) {
 }
 
 absl::Status TakeString(absl::string_view where, const WireField& f, std::string& out) {
-  const absl::string_view text(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
+  const std::string_view text(reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size());
   if (!IsValidUtf8(text)) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": field ", f.number, " is a string but not UTF-8"));

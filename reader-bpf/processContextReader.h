@@ -25,7 +25,7 @@
 #include "procMaps.h"
 #include "processContextPayload.h"
 #include "processMemory.h"
-#include "vtctx/processContext.h"
+#include "vtctx/processContextHeader.h"
 
 namespace vtctx::reader {
 

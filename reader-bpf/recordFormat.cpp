@@ -1,11 +1,13 @@
 #include "recordFormat.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "utf8.h"
+#include "vtctx/attrsData.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx::reader {
 namespace {
@@ -48,14 +50,10 @@ absl::string_view ContextStatusName(uint8_t status) {
 
 std::map<uint8_t, std::string> DecodeAttrs(std::span<const uint8_t> attrs) {
   std::map<uint8_t, std::string> out;
-  size_t pos = 0;
-  while (pos + 2 <= attrs.size()) {
-    const uint8_t key = attrs[pos];
-    const uint8_t len = attrs[pos + 1];
-    if (pos + 2 + len > attrs.size()) break;  // truncated entry: stop
-    out[key].assign(reinterpret_cast<const char*>(attrs.data() + pos + 2), len);
-    pos += 2 + len;
-  }
+  ForEachAttrsEntry(attrs.data(), attrs.size(), [&](uint8_t key, size_t at, size_t entry) {
+    out[key].assign(reinterpret_cast<const char*>(attrs.data() + at + kAttributeEntryHeaderSize),
+                    entry - kAttributeEntryHeaderSize);  // a later entry of the key replaces it
+  });
   return out;
 }
 
@@ -74,7 +72,8 @@ void AppendHex(std::string& out, const uint8_t* bytes, size_t size) {
   }
 }
 
-void AppendJsonString(std::string& out, absl::string_view text) {
+void AppendJsonString(std::string& out, absl::string_view value) {
+  std::string_view text(value.data(), value.size());  // the protocol's UTF-8 rules take std
   out.push_back('"');
   while (!text.empty()) {
     const char c = text[0];
@@ -144,7 +143,8 @@ void AppendAttributeText(std::string& out, absl::string_view label, absl::string
   AppendJsonString(out, value);
 }
 
-void AppendSafeText(std::string& out, absl::string_view text) {
+void AppendSafeText(std::string& out, absl::string_view value) {
+  std::string_view text(value.data(), value.size());
   while (!text.empty()) {
     const size_t len = Utf8SequenceLength(text);
     const auto c = static_cast<uint8_t>(text[0]);

@@ -36,7 +36,8 @@ bool IsValidContext(const ContextView& ctx);
 
 absl::string_view ContextStatusName(uint8_t status);
 
-// Decodes attrs-data entries {key u8, length u8, value}; stops at a truncated entry.
+// Decodes attrs-data entries (vtctx/attrsData.h): key index -> value, the last entry of a key
+// winning; stops at a truncated entry.
 std::map<uint8_t, std::string> DecodeAttrs(std::span<const uint8_t> attrs);
 
 // Lowercase hex of the ids; "" when the context is not valid or the id is all zero.

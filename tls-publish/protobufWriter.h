@@ -5,7 +5,7 @@
 // Nested messages are encoded bottom-up: encode the inner message into its own writer, then embed
 // it with Message(). Every length prefix is a minimal varint, as any protobuf encoder writes it.
 // The writer remembers the largest length prefix it wrote so callers can enforce reader limits
-// (some readers accept at most two-byte length varints, see processContext.h).
+// (some readers accept at most two-byte length varints, see processContextPublisher.h).
 #ifndef VTCTX_TLS_PUBLISH_PROTOBUF_WRITER_H_
 #define VTCTX_TLS_PUBLISH_PROTOBUF_WRITER_H_
 

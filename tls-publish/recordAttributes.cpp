@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "recordWriter.h"
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx {
 namespace {
@@ -18,17 +18,12 @@ uint8_t* AttrsData(ThreadContextRecord* record) {
 // Drops every entry of `key_index` (and a truncated tail, which no reader could use) from
 // data[0..used), moving later entries up. Returns the new used size.
 size_t CompactWithout(uint8_t* data, size_t used, int key_index) {
-  size_t r = 0;
   size_t w = 0;
-  while (used - r >= kAttributeEntryHeaderSize) {
-    const size_t entry = kAttributeEntryHeaderSize + data[r + 1];
-    if (entry > used - r) break;
-    if (data[r] != key_index) {
-      if (w != r) std::memmove(data + w, data + r, entry);
-      w += entry;
-    }
-    r += entry;
-  }
+  ForEachAttrsEntry(data, used, [&](uint8_t key, size_t r, size_t entry) {
+    if (key == key_index) return;
+    if (w != r) std::memmove(data + w, data + r, entry);  // w <= r: moves towards the start
+    w += entry;
+  });
   return w;
 }
 

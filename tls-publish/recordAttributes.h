@@ -1,6 +1,7 @@
 // Attribute entries in an OTEP 4947 record's attrs-data: packed {key_index u8, length u8,
 // value[length]} entries, UTF-8 values, key names from the process context's
-// threadlocal.attribute_key_map (processContext.h).
+// threadlocal.attribute_key_map (processContextPublisher.h). The entry format and the reader's
+// rules: protocol/include/vtctx/attrsData.h.
 //
 // Writer rules kept here:
 // - A key has at most one entry: setting a key removes its previous entry (entries after it move
@@ -22,11 +23,9 @@
 #include <string_view>
 
 #include "threadContextRecord.h"
+#include "vtctx/attrsData.h"
 
 namespace vtctx {
-
-inline constexpr size_t kAttributeEntryHeaderSize = 2;  // key_index u8 + length u8
-inline constexpr size_t kMaxAttributeValueSize = 255;   // bytes (the length field is a u8)
 
 // Bytes of attrs-data a record of `record_size` bytes can hold.
 constexpr size_t AttrsCapacity(size_t record_size) { return record_size - kRecordHeaderSize; }

@@ -1,5 +1,5 @@
-// The C++ view of an OTEP 4947 record (layout in include/vtctx/record.h) and the proofs that
-// both views agree byte for byte.
+// The C++ view of an OTEP 4947 record (layout in protocol/include/vtctx/record.h) and the proofs
+// that both views agree byte for byte.
 #ifndef VTCTX_TLS_PUBLISH_THREAD_CONTEXT_RECORD_H_
 #define VTCTX_TLS_PUBLISH_THREAD_CONTEXT_RECORD_H_
 

@@ -16,7 +16,6 @@ Exit 0 and a last line "PASS" only if every check held.
 """
 
 import argparse
-import importlib.util
 import os
 import queue
 import re
@@ -27,10 +26,10 @@ import tempfile
 import threading
 import time
 
-ACCEPTED_NAMES = {"/memfd:OTEL_CTX", "/memfd:OTEL_CTX (deleted)", "[anon_shmem:OTEL_CTX]",
-                  "[anon:OTEL_CTX]"}
-HEADER = struct.Struct("=8sIIQQ")  # signature, version, payload size, published_at_ns, payload
-SCHEMA_VERSION = "tlsdesc_v1_dev"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from processContextProto import (  # noqa: E402
+    HEADER, KEY_MAP_KEY, MAPPING_NAMES, SCHEMA_VERSION_KEY, SIGNATURE, VERSION, compile_proto, read)
+
 UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TIMEOUT = 60  # seconds for any single step
 
@@ -46,16 +45,6 @@ def check(ok, what):
 
 def boottime_ns():
     return time.clock_gettime_ns(time.CLOCK_BOOTTIME)
-
-
-def compile_proto(protoc, proto, out_dir):
-    subprocess.run([protoc, "--proto_path=" + os.path.dirname(proto), "--python_out=" + out_dir,
-                    proto], check=True)
-    name = os.path.splitext(os.path.basename(proto))[0] + "_pb2"
-    spec = importlib.util.spec_from_file_location(name, os.path.join(out_dir, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class Target:
@@ -171,37 +160,23 @@ def snapshot(mem, addr):
 
 def decode(pb, payload):
     """Decodes with the protobuf runtime; returns (resource dict, schema, key map) or None."""
-    ctx = pb.ProcessContext()
     try:
-        ctx.ParseFromString(payload)
+        reading = read(pb, payload)
     except Exception as e:  # DecodeError, invalid UTF-8, ...
         check(False, "payload does not decode: %s" % e)
         return None
-    check(ctx.SerializeToString() == payload,
+    check(reading.message.SerializeToString() == payload,
           "re-encoding the decoded payload gives different bytes (non-canonical or unknown fields)")
     resource = {}
-    for kv in ctx.resource.attributes:
-        check(kv.key not in resource, "duplicate resource key %r" % kv.key)
-        check(kv.value.WhichOneof("value") == "string_value",
-              "resource %r is not a string" % kv.key)
-        resource[kv.key] = kv.value.string_value
-    schema, key_map = None, None
-    for kv in ctx.extra_attributes:
-        if kv.key == "threadlocal.schema_version":
-            check(kv.value.WhichOneof("value") == "string_value", "schema_version not a string")
-            schema = kv.value.string_value
-        elif kv.key == "threadlocal.attribute_key_map":
-            check(kv.value.WhichOneof("value") == "array_value", "key map is not an array")
-            key_map = []
-            for v in kv.value.array_value.values:
-                check(v.WhichOneof("value") == "string_value" and v.string_value,
-                      "key map element is not a non-empty string")
-                key_map.append(v.string_value)
-        else:
-            check(False, "unexpected extra attribute %r" % kv.key)
-    check(schema == SCHEMA_VERSION, "threadlocal.schema_version is %r" % schema)
-    check(key_map is not None, "threadlocal.attribute_key_map missing")
-    return resource, schema, key_map
+    for key, value in reading.resource:
+        check(key not in resource, "duplicate resource key %r" % key)
+        check(value.WhichOneof("value") == "string_value", "resource %r is not a string" % key)
+        resource[key] = value.string_value
+    for kv in reading.message.extra_attributes:
+        check(kv.key in (SCHEMA_VERSION_KEY, KEY_MAP_KEY), "unexpected extra attribute %r" % kv.key)
+    check(reading.supported, "threadlocal.schema_version is %r" % reading.schema)
+    check(reading.key_map == "ok", "threadlocal.attribute_key_map is %s" % reading.key_map)
+    return resource, reading.schema, reading.keys if reading.key_map == "ok" else None
 
 
 def read_context(pb, target, expect_mapping=True):
@@ -214,7 +189,7 @@ def read_context(pb, target, expect_mapping=True):
         return None, None
     start, end, perms, name, line = mappings[0]
     print("maps:", line)
-    check(name in ACCEPTED_NAMES, "mapping name %r is not one readers accept" % name)
+    check(name in MAPPING_NAMES, "mapping name %r is not one readers accept" % name)
     check("x" not in perms and perms.startswith("r"), "mapping permissions %r" % perms)
     check(end - start == os.sysconf("SC_PAGE_SIZE"), "mapping is not exactly one page")
     mem = Memory(target.pid)
@@ -223,8 +198,8 @@ def read_context(pb, target, expect_mapping=True):
     finally:
         mem.close()
     signature, version, size, _, pointer = header
-    check(signature == b"OTEL_CTX", "signature %r" % signature)
-    check(version == 2, "version %d" % version)
+    check(signature == SIGNATURE, "signature %r" % signature)
+    check(version == VERSION, "version %d" % version)
     check(0 < size <= 65536 and size == len(payload), "payload size %d" % size)
     check(target.started_at < published_at <= boottime_ns(),
           "published_at_ns %d is not CLOCK_BOOTTIME during the JVM's life" % published_at)

@@ -19,27 +19,17 @@ with the agent's header protocol.
    threads' values; folded --folded-attrs method,route prefixes each ctxfix_spin stack with them.
 """
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from readerHarness import StreamingReader, check, json_lines, require_root, run_reader
 from fixtureTest import Fixture
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pctx"))
+from processContextProto import SCHEMA_VERSION, compile_proto, encode  # noqa: E402
 
-SCHEMA = "tlsdesc_v1_dev"
-
-
-def compile_proto(protoc, proto, out_dir):
-    subprocess.run([protoc, "--proto_path=" + os.path.dirname(proto), "--python_out=" + out_dir,
-                    proto], check=True)
-    name = os.path.splitext(os.path.basename(proto))[0] + "_pb2"
-    spec = importlib.util.spec_from_file_location(name, os.path.join(out_dir, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+SCHEMA = SCHEMA_VERSION
 
 
 class Payloads:
@@ -47,26 +37,9 @@ class Payloads:
         self.pb = pb
 
     def make(self, resource, schema=SCHEMA, keys=None, bad_key_map=False):
-        pb = self.pb
-        ctx = pb.ProcessContext()
-        for key, value in resource.items():
-            kv = ctx.resource.attributes.add(key=key)
-            if isinstance(value, bool):
-                kv.value.bool_value = value
-            elif isinstance(value, int):
-                kv.value.int_value = value
-            else:
-                kv.value.string_value = value
-        if schema is not None:
-            ctx.extra_attributes.add(key="threadlocal.schema_version",
-                                     value=pb.AnyValue(string_value=schema))
-        if keys is not None:
-            kv = ctx.extra_attributes.add(key="threadlocal.attribute_key_map")
-            kv.value.array_value.SetInParent()
-            for k in keys:
-                kv.value.array_value.values.add(string_value=k)
-            if bad_key_map:
-                kv.value.array_value.values.add(int_value=7)
+        ctx = encode(self.pb, resource.items(), schema, keys)
+        if bad_key_map:
+            ctx.extra_attributes[-1].value.array_value.values.add(int_value=7)
         return ctx.SerializeToString()
 
 

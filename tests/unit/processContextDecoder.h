@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx::testing {
 

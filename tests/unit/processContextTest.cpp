@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "processContext.h"
 #include "processContextDecoder.h"
+#include "processContextPublisher.h"
 
 namespace vtctx {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "recordAttributes.h"
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 namespace vtctx {
 namespace {

@@ -7,39 +7,19 @@ this script.
   python3 tests/reader/fuzz/makePctxSeeds.py [--protoc protoc]
 """
 import argparse
-import importlib.util
 import os
-import struct
-import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO = os.path.join(HERE, "..", "..", "pctx", "processContext.proto")
+sys.path.insert(0, os.path.dirname(PROTO))
+from processContextProto import (HEADER, SCHEMA_VERSION, SIGNATURE, VERSION,  # noqa: E402
+                                 compile_proto, encode)
 
 
-def load(protoc, work):
-    subprocess.run([protoc, "--proto_path=" + os.path.dirname(PROTO), "--python_out=" + work,
-                    PROTO], check=True)
-    spec = importlib.util.spec_from_file_location(
-        "processContext_pb2", os.path.join(work, "processContext_pb2.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def context(pb, resource, schema="tlsdesc_v1_dev", keys=()):
-    c = pb.ProcessContext()
-    for k, v in resource:
-        c.resource.attributes.add(key=k, value=pb.AnyValue(string_value=v))
-    if schema is not None:
-        c.extra_attributes.add(key="threadlocal.schema_version",
-                               value=pb.AnyValue(string_value=schema))
-    if keys is not None:
-        kv = c.extra_attributes.add(key="threadlocal.attribute_key_map")
-        kv.value.array_value.SetInParent()
-        for k in keys:
-            kv.value.array_value.values.add(string_value=k)
-    return c
+def context(pb, resource, schema=SCHEMA_VERSION, keys=()):
+    return encode(pb, resource, schema, keys)
 
 
 def main():
@@ -49,7 +29,7 @@ def main():
     out = os.path.join(HERE, "pctxSeeds")
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
-        pb = load(args.protoc, work)
+        pb = compile_proto(args.protoc, PROTO, work)
     agent = [("service.name", "checkout"),
              ("service.instance.id", "0b4f6bde-57a5-4c3c-9a59-3e4cbb1b4b4f"),
              ("telemetry.sdk.language", "java")]
@@ -86,7 +66,7 @@ def main():
     # Memory images: header at 0, payload right after it (pointer 32).
     for name in ("agent-two-keys", "every-kind"):
         payload = seeds[name].SerializeToString()
-        header = struct.pack("<8sIIQQ", b"OTEL_CTX", 2, len(payload), 123456789, 32)
+        header = HEADER.pack(SIGNATURE, VERSION, len(payload), 123456789, 32)
         with open(os.path.join(out, name + ".mem"), "wb") as f:
             f.write(header + payload)
     # Record attrs-data alone (the OTEP vector).

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "processContext.h"  // tls-publish: the agent's encoder
 #include "processContextPayload.h"
+#include "processContextPublisher.h"  // tls-publish: the agent's encoder
 #include "protobufWire.h"
 
 namespace vtctx::reader {

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "fakeMemory.h"
-#include "processContext.h"  // tls-publish: the agent's publisher
+#include "processContextPublisher.h"  // tls-publish: the agent's publisher
 #include "processContextReader.h"
 
 namespace vtctx::reader {

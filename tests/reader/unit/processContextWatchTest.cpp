@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "fakeMemory.h"
-#include "processContext.h"  // tls-publish: the agent's encoder
+#include "processContextPublisher.h"  // tls-publish: the agent's encoder
 #include "processContextWatch.h"
 
 namespace vtctx::reader {

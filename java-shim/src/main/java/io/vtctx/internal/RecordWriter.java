@@ -16,7 +16,7 @@ import java.nio.ByteOrder;
  * instruction, on aarch64 they also order the stores for the CPU. The opaque store of valid=0 may
  * not be elided or merged with the later valid=1 store to the same bytes.
  *
- * <p>Layout (tls-publish/include/vtctx/record.h): trace-id at 0 (16 bytes), span-id at 16 (8),
+ * <p>Layout (protocol/include/vtctx/record.h): trace-id at 0 (16 bytes), span-id at 16 (8),
  * valid at 24, trace-flags at 25, attrs-data-size at 26 (attributes: {@link AttributeWriter}, which
  * uses the same protocol). The ids are in W3C (network) byte order, so they are written as
  * big-endian longs. valid and flags are written together as one little-endian short (valid is the

@@ -3,10 +3,11 @@ package io.vtctx.internal;
 import java.nio.ByteBuffer;
 
 /**
- * UTF-8 of Java strings as the agent converts them (tls-publish/utf8.h Utf16ToUtf8): real UTF-8,
- * not JNI's modified UTF-8 (a supplementary character is one 4-byte sequence, U+0000 one byte), and
- * unpaired surrogates become U+FFFD (String.getBytes would write '?'). Bounded conversions stop
- * before the first character that does not fit whole, so a cut never splits a character.
+ * UTF-8 of Java strings as the agent converts them (protocol/include/vtctx/utf8.h Utf16ToUtf8):
+ * real UTF-8, not JNI's modified UTF-8 (a supplementary character is one 4-byte sequence, U+0000
+ * one byte), and unpaired surrogates become U+FFFD (String.getBytes would write '?'). Bounded
+ * conversions stop before the first character that does not fit whole, so a cut never splits a
+ * character.
  */
 public final class Utf8 {
   private static final int REPLACEMENT = 0xfffd;

@@ -1,4 +1,4 @@
-#include "processContext.h"
+#include "processContextPublisher.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "protobufWriter.h"
-#include "utf8.h"
+#include "vtctx/utf8.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41

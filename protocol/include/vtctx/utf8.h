@@ -1,10 +1,12 @@
-// UTF-8 helpers for attribute keys and values: validation (protobuf readers reject invalid UTF-8
-// in string fields), truncation at a code point boundary (record values are bounded), and a
-// bounded UTF-16 -> UTF-8 conversion for runtimes whose strings are UTF-16 (Java).
+// The UTF-8 rules of the protocol (docs/protocol.md), the one C++ implementation for writers and
+// readers: validation (protobuf readers reject invalid UTF-8 in `string` fields; readers replace
+// invalid bytes in output), truncation at a code point boundary (record values are bounded), and a
+// bounded UTF-16 -> UTF-8 conversion for runtimes whose strings are UTF-16 (Java). Tested against
+// protocol/vectors/utf8.vec.
 //
 // All functions are pure, allocation-free and async-signal-safe.
-#ifndef VTCTX_TLS_PUBLISH_UTF8_H_
-#define VTCTX_TLS_PUBLISH_UTF8_H_
+#ifndef VTCTX_PROTOCOL_UTF8_H_
+#define VTCTX_PROTOCOL_UTF8_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -12,35 +14,41 @@
 
 namespace vtctx {
 
-// True if `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, <= U+10FFFF).
+// Length (1..4) of the well-formed UTF-8 sequence at the start of `s`, 0 if there is none (a
+// continuation or 0xf8..0xff byte where a lead byte belongs, a truncated sequence, an overlong
+// form, a surrogate or a code point above U+10FFFF). RFC 3629; `s` must not be empty.
+constexpr size_t Utf8SequenceLength(std::string_view s) {
+  const uint8_t b0 = static_cast<uint8_t>(s[0]);
+  if (b0 < 0x80) return 1;
+  size_t len;
+  uint32_t min;
+  if ((b0 & 0xe0) == 0xc0) {
+    len = 2, min = 0x80;
+  } else if ((b0 & 0xf0) == 0xe0) {
+    len = 3, min = 0x800;
+  } else if ((b0 & 0xf8) == 0xf0) {
+    len = 4, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (s.size() < len) return 0;
+  uint32_t cp = b0 & (0x7f >> len);
+  for (size_t k = 1; k < len; ++k) {
+    const uint8_t c = static_cast<uint8_t>(s[k]);
+    if ((c & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return len;
+}
+
+// True if all of `s` is well-formed UTF-8. Protobuf readers reject any other `string`; record
+// values must be UTF-8 too.
 constexpr bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const uint8_t b = static_cast<uint8_t>(s[i]);
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t extra;
-    uint32_t min;
-    uint32_t cp;
-    if ((b & 0xe0) == 0xc0) {
-      extra = 1, min = 0x80, cp = b & 0x1f;
-    } else if ((b & 0xf0) == 0xe0) {
-      extra = 2, min = 0x800, cp = b & 0x0f;
-    } else if ((b & 0xf8) == 0xf0) {
-      extra = 3, min = 0x10000, cp = b & 0x07;
-    } else {
-      return false;  // a continuation byte or 0xf8..0xff where a lead byte belongs
-    }
-    if (s.size() - i <= extra) return false;  // truncated sequence
-    for (size_t k = 1; k <= extra; ++k) {
-      const uint8_t c = static_cast<uint8_t>(s[i + k]);
-      if ((c & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += extra + 1;
+  while (!s.empty()) {
+    const size_t len = Utf8SequenceLength(s);
+    if (len == 0) return false;
+    s.remove_prefix(len);
   }
   return true;
 }
@@ -113,4 +121,4 @@ constexpr Utf16ToUtf8Result Utf16ToUtf8(const uint16_t* in, size_t n, bool more_
 
 }  // namespace vtctx
 
-#endif  // VTCTX_TLS_PUBLISH_UTF8_H_
+#endif  // VTCTX_PROTOCOL_UTF8_H_

@@ -1,7 +1,8 @@
 // OTEP 4719 process context publisher: tells out-of-process readers who this process is (resource
 // attributes) and how to read its OTEP 4947 thread context (threadlocal.schema_version and the
 // append-only threadlocal.attribute_key_map). Runtime-neutral: no JVMTI. Layout facts live in
-// include/vtctx/processContext.h; the protocol is explained in docs/process-context.md.
+// protocol/include/vtctx/processContextHeader.h; the protocol is explained in
+// docs/process-context.md.
 //
 // Mapping: one page from memfd_create("OTEL_CTX") (MFD_CLOEXEC | MFD_ALLOW_SEALING |
 // MFD_NOEXEC_SEAL, retried without MFD_NOEXEC_SEAL), mapped PROT_READ|PROT_WRITE MAP_PRIVATE, fd
@@ -28,8 +29,8 @@
 //
 // Fork: the mapping and payloads are MADV_DONTFORK, so a forked child has no context. A child's
 // RegisterKey() fails with kForked instead of touching memory it does not have.
-#ifndef VTCTX_TLS_PUBLISH_PROCESS_CONTEXT_H_
-#define VTCTX_TLS_PUBLISH_PROCESS_CONTEXT_H_
+#ifndef VTCTX_TLS_PUBLISH_PROCESS_CONTEXT_PUBLISHER_H_
+#define VTCTX_TLS_PUBLISH_PROCESS_CONTEXT_PUBLISHER_H_
 
 #include <pthread.h>
 #include <sys/types.h>
@@ -41,7 +42,7 @@
 #include <string_view>
 #include <vector>
 
-#include "vtctx/processContext.h"
+#include "vtctx/processContextHeader.h"
 
 namespace vtctx {
 
@@ -168,4 +169,4 @@ class ProcessContextPublisher {
 
 }  // namespace vtctx
 
-#endif  // VTCTX_TLS_PUBLISH_PROCESS_CONTEXT_H_
+#endif  // VTCTX_TLS_PUBLISH_PROCESS_CONTEXT_PUBLISHER_H_

@@ -3,7 +3,8 @@
  * natives), the readers (vtctx-reader user space and BPF programs) and the tests.
  *
  * Plain C so that BPF programs and C fixtures include it unchanged. The layout is the
- * interoperability contract: never reorder, never pad. See docs/protocol.md.
+ * interoperability contract: never reorder, never pad. See docs/protocol.md (the attrs-data rules:
+ * attrsData.h; golden bytes: protocol/vectors/records.vec).
  *
  *   offset size field
  *   0      16   trace_id         W3C bytes, network order (as in the traceparent hex)

@@ -1,7 +1,7 @@
 /*
- * OTEP 4719 process context: the facts shared by the writer (tls-publish/processContext.cpp), our
- * reader (reader-bpf) and the tests. Plain C so any runtime or BPF program can include it.
- * See docs/process-context.md.
+ * OTEP 4719 process context: the facts shared by the writer
+ * (tls-publish/processContextPublisher.cpp), our reader (reader-bpf) and the tests. Plain C so any
+ * runtime or BPF program can include it. See docs/process-context.md and docs/protocol.md.
  *
  * A process publishes one page-sized mapping whose first 32 bytes are the header below. The
  * header points at a protobuf `ProcessContext` payload elsewhere in the process:
@@ -16,8 +16,8 @@
  *
  * All multi-byte fields are in host byte order.
  */
-#ifndef VTCTX_PROCESS_CONTEXT_H_
-#define VTCTX_PROCESS_CONTEXT_H_
+#ifndef VTCTX_PROCESS_CONTEXT_HEADER_H_
+#define VTCTX_PROCESS_CONTEXT_HEADER_H_
 
 #ifdef __bpf__
 /* BPF programs get the fixed-width types from vmlinux.h. */
@@ -61,4 +61,4 @@ struct vtctx_pctx_header {
 #define VTCTX_PCTX_OFFSET_PUBLISHED_AT_NS 16
 #define VTCTX_PCTX_OFFSET_PAYLOAD 24
 
-#endif /* VTCTX_PROCESS_CONTEXT_H_ */
+#endif /* VTCTX_PROCESS_CONTEXT_HEADER_H_ */
