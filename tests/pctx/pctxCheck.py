@@ -2,14 +2,16 @@
 """Reads the OTEP 4719 process context of a live JVM running the vtctx agent, from another process,
 the way external readers do, and checks every field.
 
-  pctxCheck.py --java J --jcmd JCMD --agent LIB --classes DIR --protoc PROTOC --proto FILE SCENARIO
+  pctxCheck.py --java J --jcmd JCMD --agent LIB --classes DIR --protoc PROTOC --proto FILE
+               --version PROJECT_VERSION SCENARIO
 
 The driver starts the JVM (io.vtctx.pctx.PctxTarget) itself, so it may read /proc/<pid>/mem
 under Yama ptrace_scope=1. It finds the mapping in /proc/<pid>/maps, reads the 32-byte header and
 the payload from /proc/<pid>/mem following the reader protocol (timestamp, header, payload,
 timestamp again; retry on 0 or change), and decodes the payload with a real protobuf runtime
 (python3-protobuf) from a .proto compiled here at test time. The encoding must also be canonical:
-re-serialising the decoded message gives the same bytes.
+re-serialising the decoded message gives the same bytes. The extra attribute vtctx.version and the
+agent's `active` log line must both carry the project version.
 
 Scenarios: option, property, env, attributes, default, bad-attributes, late-attach, concurrent.
 Exit 0 and a last line "PASS" only if every check held.
@@ -33,6 +35,7 @@ HEADER = struct.Struct("=8sIIQQ")  # signature, version, payload size, published
 SCHEMA_VERSION = "tlsdesc_v1_dev"
 UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TIMEOUT = 60  # seconds for any single step
+vtctx_version = None  # --version: the project version the agent must publish and log
 
 failures = []
 
@@ -185,7 +188,7 @@ def decode(pb, payload):
         check(kv.value.WhichOneof("value") == "string_value",
               "resource %r is not a string" % kv.key)
         resource[kv.key] = kv.value.string_value
-    schema, key_map = None, None
+    schema, key_map, writer_version = None, None, None
     for kv in ctx.extra_attributes:
         if kv.key == "threadlocal.schema_version":
             check(kv.value.WhichOneof("value") == "string_value", "schema_version not a string")
@@ -197,9 +200,14 @@ def decode(pb, payload):
                 check(v.WhichOneof("value") == "string_value" and v.string_value,
                       "key map element is not a non-empty string")
                 key_map.append(v.string_value)
+        elif kv.key == "vtctx.version":
+            check(kv.value.WhichOneof("value") == "string_value", "vtctx.version not a string")
+            writer_version = kv.value.string_value
         else:
             check(False, "unexpected extra attribute %r" % kv.key)
     check(schema == SCHEMA_VERSION, "threadlocal.schema_version is %r" % schema)
+    check(writer_version == vtctx_version,
+          "vtctx.version is %r, the project's %r" % (writer_version, vtctx_version))
     check(key_map is not None, "threadlocal.attribute_key_map missing")
     return resource, schema, key_map
 
@@ -277,7 +285,8 @@ def scenario_startup(pb, args, work, options, env, flags, want_resource, want_ke
             check(snap2[0] > snap[0], "published_at_ns did not grow on update")
             check(decoded2[0] == decoded[0], "resource changed on a key update")
         print("agent:", t.log().strip())
-        check("vtctx: active (startup" in t.log(), "agent did not report active")
+        check("vtctx: active (startup, vtctx %s, " % vtctx_version in t.log(),
+              "agent did not report active with the project version")
         return t.log()
     finally:
         t.close()
@@ -358,7 +367,8 @@ def run(args, work, pb):
             decoded2, snap2 = read_context(pb, t)
             if decoded2:
                 check(decoded2[2] == ["a", "b", "c"], "key map after register %s" % decoded2[2])
-            check("vtctx: active (attached" in t.log(), "agent did not report the attach")
+            check("vtctx: active (attached, vtctx %s, " % vtctx_version in t.log(),
+                  "agent did not report the attach with the project version")
         finally:
             t.close()
     elif s == "concurrent":
@@ -441,10 +451,12 @@ def concurrent(args, work, pb, threads=16, rounds=5, keys=50):
 
 def main():
     p = argparse.ArgumentParser()
-    for flag in ("--java", "--jcmd", "--agent", "--classes", "--protoc", "--proto"):
+    for flag in ("--java", "--jcmd", "--agent", "--classes", "--protoc", "--proto", "--version"):
         p.add_argument(flag, required=True)
     p.add_argument("scenario")
     args = p.parse_args()
+    global vtctx_version
+    vtctx_version = args.version
     with tempfile.TemporaryDirectory() as work:
         pb = compile_proto(args.protoc, args.proto, work)
         try:
