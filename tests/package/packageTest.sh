@@ -35,7 +35,7 @@ case $mode in
     tar -xzf "$tarball" -C "$prefix" --strip-components=1
     while read -r f; do [[ -e $prefix/$f ]] || fail "tarball lacks $f"; done <<<"$expected_files"
     (cd "$prefix" && "$jdk/bin/jar" xf "share/java/vtctx-shim-$version.jar" META-INF/MANIFEST.MF)
-    grep -qx "Implementation-Version: $version"$'\r\?' "$prefix/META-INF/MANIFEST.MF" ||
+    grep -qx "Implementation-Version: $version" <(tr -d '\r' <"$prefix/META-INF/MANIFEST.MF") ||
       { cat "$prefix/META-INF/MANIFEST.MF"; fail "the shim jar's Implementation-Version is not $version"; }
     "$jdk/bin/javac" -d "$prefix/smoke" -cp "$prefix/share/java/vtctx-shim-$version.jar" \
       "$src/tests/package/PackageSmoke.java"
