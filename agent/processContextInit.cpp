@@ -7,6 +7,8 @@
 
 #include "log.h"
 #include "resourceAttributes.h"
+#include "vtctx/processContext.h"
+#include "vtctx/version.h"
 
 namespace vtctx {
 namespace {
@@ -34,6 +36,13 @@ std::optional<std::string> Environment(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr) return std::nullopt;
   return std::string(value);
+}
+
+// Every payload also names the vtctx version that wrote it (docs/process-context.md).
+ProcessContextPublisher::Config PublisherConfig() {
+  ProcessContextPublisher::Config config;
+  config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_VERSION, VTCTX_VERSION});
+  return config;
 }
 
 std::string Summary(const ProcessContextPublisher& publisher) {
@@ -67,7 +76,7 @@ ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& 
   if (!resource.warning.empty()) LogError("%s", resource.warning.c_str());
 
   // Created once and never freed: readers may read its page and payloads until the process ends.
-  static ProcessContextPublisher* publisher = new ProcessContextPublisher();
+  static ProcessContextPublisher* publisher = new ProcessContextPublisher(PublisherConfig());
   if (std::string error = publisher->Publish(resource.attributes, options.attribute_keys);
       !error.empty()) {
     return {std::move(error), {}};

@@ -11,6 +11,7 @@
 #include "agentState.h"
 #include "log.h"
 #include "threadState.h"
+#include "vtctx/version.h"
 
 namespace vtctx {
 namespace {
@@ -34,6 +35,7 @@ std::string StatsJson() {
                   static_cast<unsigned long long>(value));
     out += line;
   };
+  out += "  \"version\": \"" VTCTX_VERSION "\",\n";
   out += std::string("  \"status\": \"") + status + "\",\n";
   out += std::string("  \"loaded\": \"") + (agent.attached_late ? "attach" : "startup") + "\",\n";
   out += std::string("  \"bind\": \"") + BindName(agent.options.bind) + "\",\n";

@@ -23,6 +23,7 @@
 #include "shimLink.h"
 #include "stats.h"
 #include "threadState.h"
+#include "vtctx/version.h"
 
 namespace vtctx {
 
@@ -178,8 +179,9 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   agent.activated_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + now.tv_nsec;
-  LogInfo("active (%s, Java %s, %zu-byte records, bind=%s, %s%s%s)", late ? "attached" : "startup",
-          JavaVersion(jvmti).c_str(), pool->record_size(), BindName(agent.options.bind),
+  LogInfo("active (%s, vtctx " VTCTX_VERSION ", Java %s, %zu-byte records, bind=%s, %s%s%s)",
+          late ? "attached" : "startup", JavaVersion(jvmti).c_str(), pool->record_size(),
+          BindName(agent.options.bind),
           context.error.empty() ? context.summary.c_str() : "no process context", shims.c_str(),
           agent.options.fault == Fault::kStaleCarrier ? ", TEST FAULT stale-carrier" : "");
   return {};

@@ -8,6 +8,16 @@ elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
 else()
   message(FATAL_ERROR "vtctx: unsupported architecture ${CMAKE_SYSTEM_PROCESSOR} (x86-64 or aarch64)")
 endif()
+# Readers find otel_thread_ctx_v1 through its TLSDESC relocation: a compiler that cannot emit one
+# (clang before 19 on x86-64 has no -mtls-dialect) cannot build the agent. Said once, here.
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag(${VTCTX_TLS_DIALECT_FLAG} VTCTX_HAS_TLS_DIALECT_FLAG)
+if(NOT VTCTX_HAS_TLS_DIALECT_FLAG)
+  message(FATAL_ERROR
+    "vtctx: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} does not accept "
+    "${VTCTX_TLS_DIALECT_FLAG}: it cannot emit the TLSDESC access OTEP 4947 readers follow. "
+    "Use GCC (>= 12) or clang >= 19 (CC/CXX).")
+endif()
 
 # Warnings always; -Werror only where asked (scripts/test.sh and CI do): a user's compiler or build
 # type may warn where ours does not, and must not fail the build for it.

@@ -35,7 +35,7 @@ if(VTCTX_BUILD_SHIM)
     COMMAND ${VTCTX_MVN} -B -q -ntp -Dstyle.color=never -f ${PROJECT_SOURCE_DIR}/java-shim/pom.xml
             -Dvtctx.buildDir=${PROJECT_BINARY_DIR}/java-shim
             "-Dvtctx.jdkVersion=[${JDK_VERSION_MAJOR},${_vtctx_next_major})"
-            -Dmaven.test.skip=true package
+            -Dmaven.test.skip=true -Dvtctx.javadoc.skip=true -Dmaven.source.skip=true package
     DEPENDS ${_vtctx_shim_sources} ${PROJECT_SOURCE_DIR}/java-shim/pom.xml
     COMMENT "Maven: the Java shim jar"
     VERBATIM)

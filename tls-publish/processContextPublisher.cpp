@@ -76,6 +76,14 @@ std::string CheckString(std::string_view what, std::string_view s) {
   return {};
 }
 
+// `kind`: "resource" or "extra", for the message.
+std::string CheckAttribute(std::string_view kind, const StringAttribute& a) {
+  const std::string name = std::string(kind) + " attribute";
+  if (a.key.empty()) return name + " with an empty key";
+  if (std::string e = CheckString(name + " key '" + a.key + "'", a.key); !e.empty()) return e;
+  return CheckString("value of " + name + " '" + a.key + "'", a.value);
+}
+
 uint64_t BoottimeNs() {
   timespec ts{};
   if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0) return 0;
@@ -123,16 +131,11 @@ KeyError ValidateAttributeKey(std::string_view key) {
 }
 
 std::string EncodeProcessContext(const std::vector<StringAttribute>& resource,
-                                 const std::vector<std::string>& attribute_keys, std::string* out) {
+                                 const std::vector<std::string>& attribute_keys, std::string* out,
+                                 const std::vector<StringAttribute>& extra) {
   ProtobufWriter resource_message;
   for (const StringAttribute& a : resource) {
-    if (a.key.empty()) return "resource attribute with an empty key";
-    if (std::string e = CheckString("resource attribute key '" + a.key + "'", a.key); !e.empty())
-      return e;
-    if (std::string e = CheckString("value of resource attribute '" + a.key + "'", a.value);
-        !e.empty()) {
-      return e;
-    }
+    if (std::string e = CheckAttribute("resource", a); !e.empty()) return e;
     resource_message.Message(kResourceAttributes, KeyValue(a.key, StringValue(a.value)));
   }
   ProtobufWriter key_map;
@@ -150,6 +153,13 @@ std::string EncodeProcessContext(const std::vector<StringAttribute>& resource,
   root.Message(kProcessContextExtraAttributes,
                KeyValue(kSchemaVersionKey, StringValue(kThreadLocalSchemaVersion)));
   root.Message(kProcessContextExtraAttributes, KeyValue(kAttributeKeyMapKey, key_map_value));
+  for (const StringAttribute& a : extra) {
+    if (std::string e = CheckAttribute("extra", a); !e.empty()) return e;
+    if (a.key.rfind("threadlocal.", 0) == 0) {
+      return "extra attribute '" + a.key + "' is in the OTEP's threadlocal.* namespace";
+    }
+    root.Message(kProcessContextExtraAttributes, KeyValue(a.key, StringValue(a.value)));
+  }
 
   if (root.largest_length() > kMaxPayloadLengthPrefix) {
     return "payload has a " + std::to_string(root.largest_length()) +
@@ -225,7 +235,8 @@ std::string ProcessContextPublisher::Publish(const std::vector<StringAttribute>&
   }
   if (keys.size() > kMaxAttributeKeys) return Describe(KeyError::kTooManyKeys);
   std::string payload;
-  if (std::string error = EncodeProcessContext(resource, keys, &payload); !error.empty()) {
+  if (std::string error = EncodeProcessContext(resource, keys, &payload, config_.extra_attributes);
+      !error.empty()) {
     return error;
   }
 
@@ -302,7 +313,8 @@ ProcessContextPublisher::KeyResult ProcessContextPublisher::RegisterKey(std::str
 
   keys_.emplace_back(key);
   std::string payload;
-  const std::string error = EncodeProcessContext(resource_, keys_, &payload);
+  const std::string error =
+      EncodeProcessContext(resource_, keys_, &payload, config_.extra_attributes);
   const char* stored = nullptr;
   const char* store_error = error.empty() ? StorePayload(payload, &stored) : nullptr;
   if (!error.empty() || store_error != nullptr) {

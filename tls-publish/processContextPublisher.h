@@ -73,11 +73,13 @@ struct StringAttribute {
 //   field 2 KeyValue { "threadlocal.schema_version", AnyValue.string_value = schema version }
 //   field 2 KeyValue { "threadlocal.attribute_key_map", AnyValue.array_value = ArrayValue {
 //                      field 1: AnyValue.string_value per key, index = position } }
+//   field 2 KeyValue per `extra` attribute (string values), e.g. the writer's version
 // (KeyValue = {1: key, 2: AnyValue}; AnyValue.string_value = 1, .array_value = 5.)
 // Returns "" on success, else why the payload would be invalid or unreadable (bad UTF-8, empty
-// key, reader limits).
+// key, reader limits, an extra key in the OTEP's threadlocal.* namespace).
 std::string EncodeProcessContext(const std::vector<StringAttribute>& resource,
-                                 const std::vector<std::string>& attribute_keys, std::string* out);
+                                 const std::vector<std::string>& attribute_keys, std::string* out,
+                                 const std::vector<StringAttribute>& extra = {});
 
 // Why a key could not be registered. Describe() gives one line for logs.
 enum class KeyError {
@@ -102,6 +104,8 @@ class ProcessContextPublisher {
  public:
   struct Config {
     bool allow_memfd = true;  // false forces the anonymous-mapping fallback (tests)
+    // Extra attributes (ProcessContext field 2) besides the threadlocal.* ones, in every payload.
+    std::vector<StringAttribute> extra_attributes;
   };
 
   ProcessContextPublisher() = default;

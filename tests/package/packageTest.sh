@@ -4,7 +4,8 @@
 #            the agent loaded into a JVM with the installed shim jar, `vtctx-reader resolve` and a
 #            2 s `vtctx-reader profile` that must see the JVM's published trace; `vtctx-reader
 #            attach` into a JVM started without the agent finds the installed agent by itself
-#            (../lib beside bin/); `--version` is the project's
+#            (../lib beside bin/); `--version` and the shim jar's Implementation-Version are the
+#            project's
 #   deb      its metadata (name, version, Depends: libc6 only) and its exact file list
 #   packageTest.sh <source dir> <work dir> <jdk home> <mode: tarball|deb>     (root: BPF)
 set -euo pipefail
@@ -33,6 +34,9 @@ case $mode in
     prefix=$(mktemp -d "$work/prefix.XXXX")
     tar -xzf "$tarball" -C "$prefix" --strip-components=1
     while read -r f; do [[ -e $prefix/$f ]] || fail "tarball lacks $f"; done <<<"$expected_files"
+    (cd "$prefix" && "$jdk/bin/jar" xf "share/java/vtctx-shim-$version.jar" META-INF/MANIFEST.MF)
+    grep -qx "Implementation-Version: $version" <(tr -d '\r' <"$prefix/META-INF/MANIFEST.MF") ||
+      { cat "$prefix/META-INF/MANIFEST.MF"; fail "the shim jar's Implementation-Version is not $version"; }
     "$jdk/bin/javac" -d "$prefix/smoke" -cp "$prefix/share/java/vtctx-shim-$version.jar" \
       "$src/tests/package/PackageSmoke.java"
     coproc JVM { exec "$jdk/bin/java" "-agentpath:$prefix/lib/libvtctx.so=log=error" \

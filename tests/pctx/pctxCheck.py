@@ -2,14 +2,16 @@
 """Reads the OTEP 4719 process context of a live JVM running the vtctx agent, from another process,
 the way external readers do, and checks every field.
 
-  pctxCheck.py --java J --jcmd JCMD --agent LIB --classes DIR --protoc PROTOC --proto FILE SCENARIO
+  pctxCheck.py --java J --jcmd JCMD --agent LIB --classes DIR --protoc PROTOC --proto FILE
+               --version PROJECT_VERSION SCENARIO
 
 The driver starts the JVM (io.vtctx.pctx.PctxTarget) itself, so it may read /proc/<pid>/mem
 under Yama ptrace_scope=1. It finds the mapping in /proc/<pid>/maps, reads the 32-byte header and
 the payload from /proc/<pid>/mem following the reader protocol (timestamp, header, payload,
 timestamp again; retry on 0 or change), and decodes the payload with a real protobuf runtime
 (python3-protobuf) from a .proto compiled here at test time. The encoding must also be canonical:
-re-serialising the decoded message gives the same bytes.
+re-serialising the decoded message gives the same bytes. The extra attribute vtctx.version and the
+agent's `active` log line must both carry the project version.
 
 Scenarios: option, property, env, attributes, default, bad-attributes, late-attach, concurrent.
 Exit 0 and a last line "PASS" only if every check held.
@@ -32,6 +34,7 @@ from processContextProto import (  # noqa: E402
 
 UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TIMEOUT = 60  # seconds for any single step
+vtctx_version = None  # --version: the project version the agent must publish and log
 
 failures = []
 
@@ -172,8 +175,16 @@ def decode(pb, payload):
         check(key not in resource, "duplicate resource key %r" % key)
         check(value.WhichOneof("value") == "string_value", "resource %r is not a string" % key)
         resource[key] = value.string_value
+    writer_version = None
     for kv in reading.message.extra_attributes:
-        check(kv.key in (SCHEMA_VERSION_KEY, KEY_MAP_KEY), "unexpected extra attribute %r" % kv.key)
+        if kv.key == "vtctx.version":
+            check(kv.value.WhichOneof("value") == "string_value", "vtctx.version not a string")
+            writer_version = kv.value.string_value
+        else:
+            check(kv.key in (SCHEMA_VERSION_KEY, KEY_MAP_KEY),
+                  "unexpected extra attribute %r" % kv.key)
+    check(writer_version == vtctx_version,
+          "vtctx.version is %r, the project's %r" % (writer_version, vtctx_version))
     check(reading.supported, "threadlocal.schema_version is %r" % reading.schema)
     check(reading.key_map == "ok", "threadlocal.attribute_key_map is %s" % reading.key_map)
     return resource, reading.schema, reading.keys if reading.key_map == "ok" else None
@@ -252,7 +263,8 @@ def scenario_startup(pb, args, work, options, env, flags, want_resource, want_ke
             check(snap2[0] > snap[0], "published_at_ns did not grow on update")
             check(decoded2[0] == decoded[0], "resource changed on a key update")
         print("agent:", t.log().strip())
-        check("vtctx: active (startup" in t.log(), "agent did not report active")
+        check("vtctx: active (startup, vtctx %s, " % vtctx_version in t.log(),
+              "agent did not report active with the project version")
         return t.log()
     finally:
         t.close()
@@ -333,7 +345,8 @@ def run(args, work, pb):
             decoded2, snap2 = read_context(pb, t)
             if decoded2:
                 check(decoded2[2] == ["a", "b", "c"], "key map after register %s" % decoded2[2])
-            check("vtctx: active (attached" in t.log(), "agent did not report the attach")
+            check("vtctx: active (attached, vtctx %s, " % vtctx_version in t.log(),
+                  "agent did not report the attach with the project version")
         finally:
             t.close()
     elif s == "concurrent":
@@ -416,10 +429,12 @@ def concurrent(args, work, pb, threads=16, rounds=5, keys=50):
 
 def main():
     p = argparse.ArgumentParser()
-    for flag in ("--java", "--jcmd", "--agent", "--classes", "--protoc", "--proto"):
+    for flag in ("--java", "--jcmd", "--agent", "--classes", "--protoc", "--proto", "--version"):
         p.add_argument(flag, required=True)
     p.add_argument("scenario")
     args = p.parse_args()
+    global vtctx_version
+    vtctx_version = args.version
     with tempfile.TemporaryDirectory() as work:
         pb = compile_proto(args.protoc, args.proto, work)
         try:

@@ -117,7 +117,30 @@ TEST(ProcessContextEncoder, RefusesWhatReadersWouldReject) {
   std::vector<std::string> keys;
   for (int i = 0; i < 70; ++i) keys.push_back(std::string(252, 'k') + std::to_string(100 + i));
   EXPECT_NE(EncodeProcessContext(kResource, keys, &payload).find("16383"), std::string::npos);
+  // Extra attributes: the same string rules, and the OTEP's threadlocal.* keys are not theirs.
+  EXPECT_NE(EncodeProcessContext(kResource, {}, &payload, {{"", "v"}}).find("empty key"),
+            std::string::npos);
+  EXPECT_NE(EncodeProcessContext(kResource, {}, &payload, {{"k", "\xc3\x28"}}).find("UTF-8"),
+            std::string::npos);
+  EXPECT_NE(EncodeProcessContext(kResource, {}, &payload, {{"threadlocal.schema_version", "x"}})
+                .find("threadlocal.*"),
+            std::string::npos);
   EXPECT_EQ(payload, "untouched");
+}
+
+TEST(ProcessContextEncoder, ExtraAttributesFollowTheThreadLocalOnes) {
+  std::string payload;
+  ASSERT_EQ(EncodeProcessContext(kResource, {"http.route"}, &payload, {{"vtctx.version", "9.8.7"}}),
+            "");
+  std::optional<DecodedContext> ctx = DecodeProcessContext(payload);
+  ASSERT_TRUE(ctx.has_value());
+  ASSERT_EQ(ctx->extra.size(), 3u);
+  EXPECT_EQ(ctx->extra[0].first, "threadlocal.schema_version");
+  EXPECT_EQ(ctx->extra[1].first, "threadlocal.attribute_key_map");
+  EXPECT_EQ(ctx->extra[2].first, "vtctx.version");
+  EXPECT_FALSE(ctx->extra[2].second.is_array);
+  EXPECT_EQ(ctx->extra[2].second.string_value, "9.8.7");
+  EXPECT_EQ(ctx->resource.size(), kResource.size());  // not a resource attribute
 }
 
 // ---------------------------------------------------------------- publisher helpers
@@ -275,6 +298,27 @@ TEST(ProcessContextPublisher, HeaderFieldsAndPayload) {
   EXPECT_NE(p.Publish(kResource, {}), "");  // only once
 }
 
+// The configured extra attributes are in the first payload and in every update's.
+TEST(ProcessContextPublisher, ExtraAttributesInEveryPayload) {
+  ProcessContextPublisher::Config config;
+  config.extra_attributes = {{"vtctx.version", "9.8.7"}};
+  ProcessContextPublisher p(config);
+  ASSERT_EQ(p.Publish(kResource, {"a"}), "");
+  for (const char* key : {"", "b"}) {
+    if (*key != '\0') {
+      ASSERT_EQ(p.RegisterKey(key).index, 1);
+    }
+    const vtctx_pctx_header* h = p.header();
+    std::optional<DecodedContext> ctx = DecodeProcessContext(
+        std::string(reinterpret_cast<const char*>(h->payload), h->payload_size));
+    ASSERT_TRUE(ctx.has_value());
+    const testing::DecodedValue* version = ctx->Extra("vtctx.version");
+    ASSERT_NE(version, nullptr) << "after registering '" << key << "'";
+    EXPECT_EQ(version->string_value, "9.8.7");
+  }
+  EXPECT_EQ(p.publications(), 2u);
+}
+
 TEST(ProcessContextPublisher, ForkedChildHasNoContextAndCannotUpdateIt) {
   ProcessContextPublisher p;
   ASSERT_EQ(p.Publish(kResource, {}), "");
@@ -398,7 +442,9 @@ TEST(ProcessContextPublisher, KeyMapFullFailsCleanlyWithoutUsingAnIndex) {
 }
 
 TEST(ProcessContextPublisher, AnonymousFallbackIsNamedOrRefused) {
-  ProcessContextPublisher p(ProcessContextPublisher::Config{.allow_memfd = false});
+  ProcessContextPublisher::Config no_memfd;
+  no_memfd.allow_memfd = false;
+  ProcessContextPublisher p(no_memfd);
   const std::string error = p.Publish(kResource, {});
   if (KernelNamesAnonymousMappings()) {
     ASSERT_EQ(error, "");

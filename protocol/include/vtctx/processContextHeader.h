@@ -43,6 +43,8 @@
 #define VTCTX_PCTX_KEY_ATTRIBUTE_KEY_MAP "threadlocal.attribute_key_map"
 /* The only schema version today's readers accept (the OTEP will rename it tls_v1). */
 #define VTCTX_PCTX_THREADLOCAL_SCHEMA_VERSION "tlsdesc_v1_dev"
+/* vtctx's own extra attribute: the vtctx version whose agent published the context. */
+#define VTCTX_PCTX_KEY_VTCTX_VERSION "vtctx.version"
 
 /* Record attribute key indexes are u8; we hand out 0..254 (255 keys at most). */
 #define VTCTX_PCTX_MAX_ATTRIBUTE_KEYS 255

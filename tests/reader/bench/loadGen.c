@@ -25,6 +25,7 @@
 static double rate = 100000, seconds = 5;
 static int nthreads = 2, count = 64, spin = 0;
 static int devnull;
+static volatile uint64_t spin_sink; /* keeps the spin work (see ctxfix_spin) */
 static atomic_ulong total;
 static ctxfix_publish_fn publish;
 
@@ -51,8 +52,7 @@ static void* worker(void* arg) {
   unsigned long done = 0;
   while (now() < end) {
     if (spin) {
-      volatile uint64_t x = 0;
-      for (int i = 0; i < 100000; i++) x += (uint64_t)i * 2654435761u;
+      for (int i = 0; i < 100000; i++) spin_sink += (uint64_t)i * 2654435761u;
       done++;
       continue;
     }
