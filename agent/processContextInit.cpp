@@ -7,7 +7,7 @@
 
 #include "log.h"
 #include "resourceAttributes.h"
-#include "vtctx/processContext.h"
+#include "vtctx/processContextHeader.h"
 #include "vtctx/version.h"
 
 namespace vtctx {
