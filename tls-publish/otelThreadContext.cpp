@@ -12,7 +12,7 @@ namespace vtctx {
 
 void TouchThreadContextSlot() {
   // A volatile read keeps the access (and so the descriptor call) from being optimised away.
-  void* volatile* slot = ThisThreadSlot();
+  void* volatile* slot = &VTCTX_THIS_THREAD_SLOT;
   (void)*slot;
 }
 
