@@ -1,6 +1,16 @@
 # Compiler settings shared by every native target of ours.
 
-# TLS dialect that produces TLSDESC accesses (OTEP 4947's recommended model).
+# TLSDESC accesses to TLS (OTEP 4947's recommended model; readers classify otel_thread_ctx_v1 by
+# its TLSDESC relocation). VTCTX_TLSDESC_CXX_FLAGS / _C_FLAGS: what C++ / C code that accesses the
+# variable is compiled with.
+# - GCC, clang >= 19: the compiler's own TLSDESC code (-mtls-dialect=gnu2; desc on aarch64).
+# - x86-64 compilers without the option (clang before 19): the option is dropped and the code
+#   reaches the variable through the psABI's TLSDESC sequence in inline asm
+#   (tls-publish/include/vtctx/tlsdescAddress.h), chosen by VTCTX_TLSDESC_ASM. That sequence calls
+#   the resolver, which pushes below %rsp: -mno-red-zone comes in the same list, so no TU gets the
+#   asm without it (the header explains why this rather than moving %rsp).
+include(CheckCCompilerFlag)
+include(CheckCXXCompilerFlag)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set(VTCTX_TLS_DIALECT_FLAG "-mtls-dialect=gnu2")
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
@@ -8,16 +18,20 @@ elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
 else()
   message(FATAL_ERROR "vtctx: unsupported architecture ${CMAKE_SYSTEM_PROCESSOR} (x86-64 or aarch64)")
 endif()
-# Readers find otel_thread_ctx_v1 through its TLSDESC relocation: a compiler that cannot emit one
-# (clang before 19 on x86-64 has no -mtls-dialect) cannot build the agent. Said once, here.
-include(CheckCXXCompilerFlag)
-check_cxx_compiler_flag(${VTCTX_TLS_DIALECT_FLAG} VTCTX_HAS_TLS_DIALECT_FLAG)
-if(NOT VTCTX_HAS_TLS_DIALECT_FLAG)
-  message(FATAL_ERROR
-    "vtctx: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} does not accept "
-    "${VTCTX_TLS_DIALECT_FLAG}: it cannot emit the TLSDESC access OTEP 4947 readers follow. "
-    "Use GCC (>= 12) or clang >= 19 (CC/CXX).")
-endif()
+check_cxx_compiler_flag(${VTCTX_TLS_DIALECT_FLAG} VTCTX_CXX_HAS_TLS_DIALECT_FLAG)
+check_c_compiler_flag(${VTCTX_TLS_DIALECT_FLAG} VTCTX_C_HAS_TLS_DIALECT_FLAG)
+foreach(lang CXX C)
+  if(VTCTX_${lang}_HAS_TLS_DIALECT_FLAG)
+    set(VTCTX_TLSDESC_${lang}_FLAGS ${VTCTX_TLS_DIALECT_FLAG})
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    set(VTCTX_TLSDESC_${lang}_FLAGS -DVTCTX_TLSDESC_ASM -mno-red-zone)
+  else()  # aarch64 (untested): no asm sequence here
+    message(FATAL_ERROR
+      "vtctx: ${CMAKE_${lang}_COMPILER_ID} ${CMAKE_${lang}_COMPILER_VERSION} does not accept "
+      "${VTCTX_TLS_DIALECT_FLAG}: it cannot emit the TLSDESC access OTEP 4947 readers follow. "
+      "Use GCC (>= 12) or a clang that accepts it (CC/CXX).")
+  endif()
+endforeach()
 
 # Warnings always; -Werror only where asked (scripts/test.sh and CI do): a user's compiler or build
 # type may warn where ours does not, and must not fail the build for it.
@@ -32,7 +46,7 @@ set(VTCTX_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
 function(vtctx_in_jvm_code target)
   target_compile_options(${target} PRIVATE ${VTCTX_WARNING_FLAGS}
     -fno-exceptions -fno-rtti -fvisibility=hidden -fvisibility-inlines-hidden
-    -ftls-model=global-dynamic ${VTCTX_TLS_DIALECT_FLAG})
+    -ftls-model=global-dynamic ${VTCTX_TLSDESC_CXX_FLAGS})
 endfunction()
 
 function(vtctx_sanitize target)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks libvtctx.so against OTEP 4947 and our own rules:
 #  - otel_thread_ctx_v1: TLS, GLOBAL, DEFAULT, 8 bytes, defined, in .dynsym;
-#  - an R_X86_64_TLSDESC relocation names it (the access model readers classify);
+#  - an R_X86_64_TLSDESC relocation names it (the access model readers classify), and no other
+#    relocation does (an access the compiler made in another model, e.g. DTPMOD64);
 #  - bound at load (BIND_NOW) so the descriptor is final before any reader looks;
 #  - exports nothing but the JVMTI entry points, the TLS variable and the shim's JNI natives
 #    (no libstdc++ leaking into the JVM); needs nothing beyond glibc.
@@ -21,6 +22,9 @@ case $(uname -m) in
 esac
 readelf -W -r "$lib" | grep -E "$reloc +[0-9a-f]+ +otel_thread_ctx_v1" >/dev/null ||
   err "no $reloc relocation naming otel_thread_ctx_v1"
+others=$(readelf -W -r "$lib" |
+  awk -v r="$reloc" '$5 == "otel_thread_ctx_v1" && $3 != r {print $3}' | sort -u | tr '\n' ' ')
+[[ -z "$others" ]] || err "relocations other than $reloc name otel_thread_ctx_v1: $others"
 
 readelf -W -d "$lib" | grep -Eq 'FLAGS.*BIND_NOW|FLAGS_1.*NOW' || err "not linked with -z now"
 

@@ -60,11 +60,19 @@ TEST(PlanAccess, ModelPerFixture) {
 }
 
 TEST(PlanAccess, LocalExecOffsetFollowsGlibcLayout) {
-  // ctxLib.c: 24 bytes of .tdata, then .tbss aligned to 64 with the symbol at 0x68, memsz 0x70:
-  // the block is roundup(0x70, 64) = 0x80 bytes below the thread pointer.
-  auto plan = PlanAccess(Read(CTXFIX_WRITER_PIE), true, HostArch());
+  // ctxLib.c: 24 bytes of .tdata, then .tbss aligned to 64, the symbol not at offset 0. The
+  // compiler orders the variables: GCC 12 puts the symbol at 0x68 of memsz 0x70, clang 14 at 0x40
+  // of 0xa8. PT_TLS starts 64-aligned, so the block is roundup(memsz, 64) below the thread pointer
+  // (0x80 and 0xc0).
+  ElfTlsExport elf = Read(CTXFIX_WRITER_PIE);
+  ASSERT_TRUE(elf.symbol.has_value() && elf.tls.has_value());
+  ASSERT_EQ(elf.tls->align, 64u);
+  ASSERT_EQ(elf.tls->vaddr % 64, 0u);
+  ASSERT_GE(elf.symbol->value, 24u);
+  const uint64_t block = (elf.tls->memsz + 63) & ~uint64_t{63};
+  auto plan = PlanAccess(elf, true, HostArch());
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->tp_offset, 0x68 - 0x80);
+  EXPECT_EQ(plan->tp_offset, static_cast<int64_t>(elf.symbol->value - block));
 }
 
 TEST(PlanAccess, ExecutableTpOffsetKeepsTheAlignmentPhase) {
