@@ -23,12 +23,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts", "lib"))
+from privateTmp import private_tmp_argv  # noqa: E402
 from processes import Children, ProcessError  # noqa: E402
 
 MIN_TRACES = 5
 TRACE_ID = re.compile(r"\b([0-9a-f]{32})\b")
-CONTAINER = ["unshare", "--pid", "--mount", "--fork", "--propagation", "private", "sh", "-c",
-             'mount -t tmpfs tmpfs /tmp && exec "$@"', "sh"]
 
 
 def fail(message):
@@ -72,15 +71,16 @@ def run_case(args, contained, children):
     os.makedirs(out, exist_ok=True)
     log_path = os.path.join(out, "requests.jsonl")
     java = os.path.join(args.java_home, "bin", "java")
-    service = children.start(
-        f"service ({name})",
-        (CONTAINER if contained else []) + [
-            java, "-XX:+PreserveFramePointer", f"-Djava.library.path={args.native_dir}",
+    argv = [java, "-XX:+PreserveFramePointer", f"-Djava.library.path={args.native_dir}",
             "--enable-native-access=ALL-UNNAMED", "-Dotel.service.name=notes-attach",
             "-Dotel.traces.exporter=none", "-Dotel.metrics.exporter=none",
             "-Dotel.logs.exporter=none", "-cp", args.classpath, "io.vtctx.demo.NotesService",
-            log_path, "400000"],
-        os.path.join(out, "service.log"), stdin=True)
+            log_path, "400000"]
+    if contained:  # what the JVM reads and writes stays visible, also under /tmp
+        keep = {os.path.dirname(p.rstrip("*")) for p in args.classpath.split(":")}
+        argv = private_tmp_argv(sorted(keep | {args.native_dir, out}), argv)
+    service = children.start(f"service ({name})", argv, os.path.join(out, "service.log"),
+                             stdin=True)
     info = json.loads(service.wait_for(lambda l: isinstance(l, str) and '"listening"' in l, 90,
                                        "the service to listen"))
     if any(l.startswith("vtctx:") for l in service.stderr_lines):

@@ -25,6 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from readerHarness import LineReader, check, root_test_args, run_reader, stop_jvm
+from privateTmp import private_tmp_argv  # noqa: E402  (scripts/lib, on the path readerHarness set)
 
 NOBODY = 65534
 
@@ -56,9 +57,7 @@ def container(args):
     agent = os.path.join(hidden, "libvtctx.so")
     shutil.copy(args.agent, agent)
     jvm, out, err, nspid = start_jvm(
-        ["unshare", "--pid", "--mount", "--fork", "--propagation", "private", "sh", "-c",
-         "mount -t tmpfs -o mode=1777 tmpfs /tmp && exec \"$0\" -cp \"$1\" IdleTarget",
-         args.java, args.classes])
+        private_tmp_argv([args.classes], [args.java, "-cp", args.classes, "IdleTarget"]))
     try:
         children = open(f"/proc/{jvm.pid}/task/{jvm.pid}/children").read().split()
         check(len(children) == 1, f"unshare has children {children}")
