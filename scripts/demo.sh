@@ -56,14 +56,15 @@ mvn_args=(-B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
 mkdir -p "$build/demo"
 mvn_log=$build/demo/maven.log
 if ! { mvn "${mvn_args[@]}" -f java-shim/pom.xml -Dmaven.test.skip=true \
-  "-Dvtctx.buildDir=$build/demo/shim" package &&
+  -Dvtctx.javadoc.skip=true -Dmaven.source.skip=true "-Dvtctx.buildDir=$build/demo/shim" package &&
   mvn "${mvn_args[@]}" -f scripts/demo/pom.xml "-Dvtctx.buildDir=$build/demo/java" package; } \
   >"$mvn_log" 2>&1; then
   tail -n 40 "$mvn_log"
   echo "demo: the Maven build failed (full log: $mvn_log)" >&2
   exit 1
 fi
-shim_jar=$(ls "$build"/demo/shim/vtctx-shim-*.jar)
+# The shim's own jar, not its -sources/-javadoc jars.
+shim_jar=$(ls "$build"/demo/shim/vtctx-shim-*.jar | grep -Ev -- '-(sources|javadoc)\.jar$')
 classpath="$build/demo/java/vtctx-demo.jar:$build/demo/java/lib/*:$shim_jar"
 
 echo
