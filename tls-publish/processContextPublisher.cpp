@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "protobufWriter.h"
+#include "vtctx/protobufWire.h"
 #include "vtctx/utf8.h"
 
 #ifndef PR_SET_VMA
@@ -24,6 +24,8 @@
 #endif
 
 namespace vtctx {
+
+using wire::ProtobufWriter;
 
 static_assert(sizeof(vtctx_pctx_header) == VTCTX_PCTX_HEADER_SIZE);
 static_assert(offsetof(vtctx_pctx_header, signature) == VTCTX_PCTX_OFFSET_SIGNATURE);

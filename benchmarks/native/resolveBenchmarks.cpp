@@ -16,9 +16,9 @@
 #include <cstring>
 #include <memory>
 
-#include "processMemory.h"
-#include "threadSnapshot.h"
-#include "tlsResolver.h"
+#include "target/processMemory.h"
+#include "target/threadSnapshot.h"
+#include "target/tlsResolver.h"
 #include "vtctx/record.h"
 
 namespace vtctx::reader {

@@ -56,7 +56,7 @@ def encode(pb, resource, schema=SCHEMA_VERSION, keys=()):
 
 
 class Reading:
-    """What a reader takes from a payload (the rules of reader-bpf/processContextPayload.h)."""
+    """What a reader takes from a payload (the rules of reader-bpf/target/processContextPayload.h)."""
 
     def __init__(self, ctx):
         self.message = ctx

@@ -1,5 +1,5 @@
 // The attrs-data rules of an OTEP 4947 record (docs/protocol.md), the one C++ implementation for
-// the writer (tls-publish/recordAttributes.cpp) and the reader (reader-bpf/recordFormat.cpp,
+// the writer (tls-publish/recordAttributes.cpp) and the reader (reader-bpf/target/recordFormat.cpp,
 // attributeNames.cpp). Tested against protocol/vectors/records.vec.
 //
 // attrs-data (at record offset 28, attrs_data_size bytes) is a packed sequence of entries

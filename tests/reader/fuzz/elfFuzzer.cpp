@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "elfSymbols.h"
-#include "procMaps.h"
-#include "tlsModel.h"
-#include "tlsResolver.h"
+#include "target/elfSymbols.h"
+#include "target/procMaps.h"
+#include "target/tlsModel.h"
+#include "target/tlsResolver.h"
 #include "vtctx/record.h"
 
 namespace {

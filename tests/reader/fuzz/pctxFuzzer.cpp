@@ -7,10 +7,10 @@
 #include <cstring>
 #include <string>
 
-#include "attributeNames.h"
-#include "processContextPayload.h"
-#include "processContextReader.h"
-#include "recordFormat.h"
+#include "target/attributeNames.h"
+#include "target/processContextPayload.h"
+#include "target/processContextReader.h"
+#include "target/recordFormat.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "agentLoad.h"
-#include "hsperfData.h"
-#include "jvmProcess.h"
+#include "hotspot/agentLoad.h"
+#include "hotspot/hsperfData.h"
+#include "hotspot/jvmProcess.h"
 
 namespace vtctx::reader {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "attributeNames.h"
-#include "recordFormat.h"
+#include "target/attributeNames.h"
+#include "target/recordFormat.h"
 
 namespace vtctx::reader {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "cliArgs.h"
-#include "symbolizer.h"
-#include "syscallTable.h"
+#include "commands/cliArgs.h"
+#include "commands/syscallTable.h"
+#include "output/symbolizer.h"
 
 namespace vtctx::reader {
 namespace {

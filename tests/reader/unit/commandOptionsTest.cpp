@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "commandOptions.h"
-#include "syscallTable.h"
-#include "syscalls.h"
+#include "commands/commandOptions.h"
+#include "commands/syscallTable.h"
+#include "commands/syscalls.h"
 
 namespace vtctx::reader {
 namespace {

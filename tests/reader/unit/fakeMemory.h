@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "processMemory.h"
+#include "target/processMemory.h"
 
 namespace vtctx::reader {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "procMaps.h"
+#include "target/procMaps.h"
 
 namespace vtctx::reader {
 namespace {

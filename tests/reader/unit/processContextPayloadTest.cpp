@@ -8,12 +8,16 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "processContextPayload.h"
 #include "processContextPublisher.h"  // tls-publish: the agent's encoder
-#include "protobufWire.h"
+#include "target/processContextPayload.h"
+#include "vtctx/protobufWire.h"
 
 namespace vtctx::reader {
 namespace {
+
+using wire::WireField;
+using wire::WireReader;
+using wire::WireType;
 
 std::vector<uint8_t> Hex(const std::string& hex) {
   const std::string bytes = absl::HexStringToBytes(hex);
@@ -295,7 +299,7 @@ TEST(PayloadDecoder, EveryTruncationOfAGoldenPayload) {
     WireReader r(full);
     WireField f;
     while (!r.AtEnd()) {
-      ASSERT_TRUE(r.Next(f).ok());
+      ASSERT_TRUE(r.Next(f));
       boundaries.push_back(r.position());
     }
     for (size_t n = 0; n < full.size(); ++n) {
@@ -313,17 +317,17 @@ TEST(WireReader, VarintLimits) {
   max.push_back(0x01);
   WireReader r(max);
   WireField f;
-  ASSERT_TRUE(r.Next(f).ok());
+  ASSERT_TRUE(r.Next(f));
   EXPECT_EQ(f.varint, ~0ull);
   EXPECT_TRUE(r.AtEnd());
   // The largest field number.
   const std::vector<uint8_t> big_field = {0xf8, 0xff, 0xff, 0xff, 0x0f, 0x00};
   WireReader r2(big_field);
-  ASSERT_TRUE(r2.Next(f).ok());
+  ASSERT_TRUE(r2.Next(f));
   EXPECT_EQ(f.number, (1u << 29) - 1);
   const std::vector<uint8_t> too_big = {0x80, 0x80, 0x80, 0x80, 0x10, 0x00};
   WireReader r3(too_big);
-  EXPECT_FALSE(r3.Next(f).ok());
+  EXPECT_FALSE(r3.Next(f));
 }
 
 }  // namespace

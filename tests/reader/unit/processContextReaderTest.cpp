@@ -11,7 +11,7 @@
 
 #include "fakeMemory.h"
 #include "processContextPublisher.h"  // tls-publish: the agent's publisher
-#include "processContextReader.h"
+#include "target/processContextReader.h"
 
 namespace vtctx::reader {
 namespace {

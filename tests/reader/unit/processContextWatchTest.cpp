@@ -7,7 +7,7 @@
 
 #include "fakeMemory.h"
 #include "processContextPublisher.h"  // tls-publish: the agent's encoder
-#include "processContextWatch.h"
+#include "target/processContextWatch.h"
 
 namespace vtctx::reader {
 namespace {

@@ -7,13 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "flameGraphSvg.h"
-#include "jitCodeNames.h"
-#include "pprofWriter.h"
-#include "protobufWire.h"
+#include "hotspot/jitCodeNames.h"
+#include "output/flameGraphSvg.h"
+#include "output/pprofWriter.h"
+#include "vtctx/protobufWire.h"
 
 namespace vtctx::reader {
 namespace {
+
+using wire::WireField;
+using wire::WireReader;
+using wire::WireType;
 
 std::string NameAt(const SymbolTable& t, uint64_t address) {
   const SymbolRange* r = t.Find(address);
@@ -42,7 +46,7 @@ std::multimap<uint32_t, WireField> Fields(std::span<const uint8_t> bytes) {
   WireReader r(bytes);
   while (!r.AtEnd()) {
     WireField f;
-    EXPECT_TRUE(r.Next(f).ok());
+    EXPECT_TRUE(r.Next(f));
     out.emplace(f.number, f);
   }
   return out;

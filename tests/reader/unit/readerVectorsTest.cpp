@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "processContextPayload.h"
-#include "recordFormat.h"
+#include "target/processContextPayload.h"
+#include "target/recordFormat.h"
 #include "vectorFile.h"
 
 namespace vtctx::reader {

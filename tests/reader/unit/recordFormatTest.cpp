@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "recordFormat.h"
+#include "target/recordFormat.h"
 
 namespace vtctx::reader {
 namespace {

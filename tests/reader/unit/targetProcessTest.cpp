@@ -13,9 +13,9 @@
 #include <string>
 #include <thread>
 
-#include "procMaps.h"
-#include "processMemory.h"
-#include "targetProcess.h"
+#include "target/procMaps.h"
+#include "target/processMemory.h"
+#include "target/targetProcess.h"
 
 namespace vtctx::reader {
 namespace {

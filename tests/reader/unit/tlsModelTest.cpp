@@ -3,8 +3,8 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
-#include "elfSymbols.h"
-#include "tlsModel.h"
+#include "target/elfSymbols.h"
+#include "target/tlsModel.h"
 #include "vtctx/record.h"
 
 namespace vtctx::reader {

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "fakeMemory.h"
-#include "processMemory.h"
-#include "tlsResolver.h"
+#include "target/processMemory.h"
+#include "target/tlsResolver.h"
 
 namespace vtctx::reader {
 namespace {

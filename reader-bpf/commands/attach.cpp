@@ -1,0 +1,39 @@
+// `vtctx-reader attach`: loads the vtctx agent into a running HotSpot JVM through the JVM's own
+// attach mechanism (no JDK tools needed) and prints what the agent reports (agentLoad.h).
+#include <cstdio>
+
+#include "commands/commands.h"
+#include "hotspot/agentLoad.h"
+#include "target/targetProcess.h"
+
+namespace vtctx::reader {
+
+const char kAttachHelp[] =
+    "usage: vtctx-reader attach --pid P [--agent PATH] [--options OPTS] [--timeout S]\n"
+    "\n"
+    "Loads the vtctx agent into the running HotSpot JVM P (JDK 21+) through the JVM's attach\n"
+    "mechanism, also in another pid and mount namespace (a container) and as another user, then\n"
+    "prints the agent's own report on stdout: version, options, records when it is active. Exits\n"
+    "0 only if the agent is active (also when it already was); otherwise one line says why.\n"
+    "\n"
+    "  --pid P          the JVM\n"
+    "  --agent PATH     libvtctx.so (default: the one installed beside vtctx-reader,\n"
+    "                   ../lib/libvtctx.so, or ../agent/libvtctx.so in a build tree); copied into\n"
+    "                   P's /tmp when P cannot see it\n"
+    "  --options OPTS   the agent's options (README: Options), e.g. log=info,bind=use\n"
+    "  --timeout S      seconds to wait for P's attach listener, and for the load (x3) (10)\n"
+    "\n"
+    "exit: 0 active; 3 no such process; 4 no permission; 7 not a HotSpot JVM, Java < 21, attach\n"
+    "disabled (-XX:+DisableAttachMechanism) or SIGQUIT not handled (-Xrs); 8 the attach failed\n"
+    "(the agent's reason, the JVM's answer, or a timeout)\n";
+
+absl::Status RunAttach(const AttachOptions& options) {
+  absl::StatusOr<TargetProcess> target = TargetProcess::Hold(options.pid);
+  if (!target.ok()) return target.status();
+  absl::StatusOr<AgentReport> report = LoadAgent(*target, options.load);
+  if (!report.ok()) return report.status();
+  printf("pid %d: %s\n", options.pid, DescribeAgentReport(*report).c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,109 @@
+// One run of a BPF command, the same for every one (libbpf-tools' main):
+//
+//   stop handlers, BPF access, libbpf logging -> hold the target (targetProcess.h) -> [--attach:
+//   load the agent (agentLoad.h)] -> resolve
+//   it, waiting for the agent with --wait (agentWait.h) -> open the skeleton, set its rodata and
+//   map sizes -> [kernel run-time statistics] -> load -> attach -> read the process context ->
+//   'vtctx-reader: attached' -> consume until a stop condition -> detach -> drain -> the
+//   command's result on stdout -> the summary line on stderr.
+//
+// Stop conditions, checked after each bounded read (EventBatch): stdout closed by its reader, a
+// stop signal (SIGINT, SIGTERM, SIGHUP, SIGPIPE), the target's exit, --duration. One cleanup
+// path: what the run creates is released in reverse order when it returns; the command (its
+// skeleton and links) belongs to the caller and outlives the run.
+//
+// A BPF command is a BpfCommand (its skeleton, and what it makes of events) plus its options
+// (commandOptions.h); syscalls.cpp and profile.cpp are the examples.
+#ifndef VTCTX_READER_BPF_RUN_H_
+#define VTCTX_READER_BPF_RUN_H_
+
+#include <bpf/libbpf.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "commands/commandOptions.h"
+#include "target/targetContext.h"
+#include "target/targetProcess.h"
+#include "target/tlsSlot.h"
+
+namespace vtctx::reader {
+
+// The held and resolved target, for a command's rodata.
+struct BpfTarget {
+  const TargetProcess& process;
+  vtctx_slot_recipe recipe;
+};
+
+// Sets the rodata every program declares (targetFilter.bpf.h, tlsSlot.bpf.h,
+// ringbufNotify.bpf.h, floor_only) for a ring buffer of `ring_bytes`.
+template <typename Rodata>
+void SetCommonRodata(Rodata& rodata, const BpfTarget& target, bool floor_only,
+                     uint32_t ring_bytes) {
+  rodata.target_tgid = static_cast<__u32>(target.process.pid());
+  rodata.target_held_ns = target.process.held_ns();
+  rodata.vtctx_recipe = target.recipe;
+  rodata.floor_only = floor_only;
+  rodata.wakeup_bytes = ring_bytes / 4;
+}
+
+// A command's part of the summary line.
+struct RunCounts {
+  uint64_t delivered = 0;  // events printed, samples counted
+  uint64_t matched = 0;    // passed the BPF filter: delivered, dropped (or undelivered)
+  uint64_t dropped = 0;
+  std::string extra;                        // the command's own fields, e.g. " stacks_lost=3"
+  absl::Status written = absl::OkStatus();  // writing the command's output file, if any
+};
+
+// How a run went, for a command's report.
+struct RunEnd {
+  double seconds;  // from attach to the end of the drain
+  const TargetProcess& target;
+  const TargetContext& context;
+};
+
+// A BPF command as the run drives it. Methods are called in the order of the lifecycle above;
+// any that fails ends the run with its status.
+class BpfCommand {
+ public:
+  // How the summary and the warnings name what the command counts, and why it drops.
+  struct Wording {
+    absl::string_view events;      // "events": the summary's first field
+    absl::string_view event;       // "event": bpf_ns_per_<event>_max
+    absl::string_view drop_cause;  // "ring buffer full; ..."
+  };
+
+  virtual ~BpfCommand() = default;
+  virtual Wording wording() const = 0;
+
+  // Opens the skeleton and sets its rodata (SetCommonRodata and its own) and map sizes.
+  virtual absl::Status Open(const BpfTarget& target) = 0;
+  // The opened skeleton, which the run loads.
+  virtual bpf_object_skeleton* skeleton() = 0;
+  virtual absl::Status Attach() = 0;
+  // With --verbose, one line on how it attached; "" for none.
+  virtual std::string AttachDetail() const { return ""; }
+  // Stops the programs: the counters are final afterwards.
+  virtual void Detach() = 0;
+
+  virtual int events_fd() const = 0;   // the ring buffer map
+  virtual int program_fd() const = 0;  // the program whose run-time statistics are reported
+  virtual uint64_t Dropped() const = 0;
+
+  // One ring-buffer record, whole (BPF reserves whole events).
+  virtual void OnEvent(std::span<const uint8_t> record, TargetContext& context) = 0;
+  // After the drain: prints the command's result on stdout; returns its counts.
+  virtual RunCounts Report(const RunEnd& end) = 0;
+};
+
+// Runs `command` against `options.pid`. OK after any stop condition; otherwise the status main
+// turns into a one-line reason and an exit code.
+absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options);
+
+}  // namespace vtctx::reader
+
+#endif  // VTCTX_READER_BPF_RUN_H_

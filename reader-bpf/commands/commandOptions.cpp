@@ -1,0 +1,258 @@
+#include "commands/commandOptions.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "commands/cliArgs.h"
+#include "commands/syscallTable.h"
+#include "commands/syscalls.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr FlagSpec kBpfRunFlags[] = {
+    {"pid", true},        {"duration", true},     {"wait", true, true}, {"ringbuf-mb", true},
+    {"bpf-stats", false}, {"bpf-floor", false},   {"verbose", false},   {"attach", false},
+    {"agent", true},      {"agent-options", true}};
+constexpr FlagSpec kResolveFlags[] = {{"pid", true},     {"format", true}, {"wait", true, true},
+                                      {"attach", false}, {"agent", true},  {"agent-options", true}};
+constexpr FlagSpec kSyscallsFlags[] = {{"syscall", true}, {"format", true}, {"raw-tp", false}};
+constexpr FlagSpec kProfileFlags[] = {{"hz", true},           {"format", true}, {"group-by", true},
+                                      {"folded-attrs", true}, {"trace", true},  {"output", true}};
+constexpr FlagSpec kAttachFlags[] = {
+    {"pid", true}, {"agent", true}, {"options", true}, {"timeout", true}};
+
+constexpr absl::string_view kTextFormats[] = {"text", "json"};
+constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded", "pprof", "svg"};
+constexpr double kDefaultAttachTimeoutS = 10;
+
+// --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
+// --attach are a usage error.
+absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArgs& parsed) {
+  if (!parsed.Has("attach")) {
+    if (parsed.Has("agent") || parsed.Has("agent-options")) {
+      return absl::InvalidArgumentError("--agent and --agent-options go with --attach");
+    }
+    return std::nullopt;
+  }
+  return AgentLoadOptions{parsed.Get("agent"), parsed.Get("agent-options"), kDefaultAttachTimeoutS};
+}
+
+// Parses a command's `args` against `specs` and `more`: a usage error shows the way to its help;
+// with --help the options say only that; else `fill` reads the flags into them.
+template <typename Options>
+absl::StatusOr<Options> ParseCommand(absl::string_view command, std::span<char* const> args,
+                                     std::span<const FlagSpec> specs,
+                                     std::span<const FlagSpec> more,
+                                     absl::Status (*fill)(const ParsedArgs&, Options&)) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs, more);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(parsed.status().message(), " (see vtctx-reader ", command, " --help)"));
+  }
+  Options options;
+  if (parsed->Has("help")) {
+    options.help = true;
+    return options;
+  }
+  if (absl::Status s = fill(*parsed, options); !s.ok()) return s;
+  return options;
+}
+
+absl::Status ParseRunOptions(const ParsedArgs& parsed, uint32_t default_ringbuf_mb,
+                             BpfRunOptions& run) {
+  absl::StatusOr<pid_t> pid = parsed.Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<double> duration = parsed.Seconds("duration");
+  if (!duration.ok()) return duration.status();
+  absl::StatusOr<std::optional<double>> wait = parsed.OptionalSeconds("wait");
+  if (!wait.ok()) return wait.status();
+  absl::StatusOr<long> ringbuf_mb = parsed.Integer("ringbuf-mb", default_ringbuf_mb, 1, 1024);
+  if (!ringbuf_mb.ok()) return ringbuf_mb.status();
+  if ((*ringbuf_mb & (*ringbuf_mb - 1)) != 0) {
+    return absl::InvalidArgumentError("--ringbuf-mb must be a power of two");
+  }
+  run.pid = *pid;
+  run.duration_s = *duration;
+  run.wait_s = *wait;
+  run.ringbuf_mb = static_cast<uint32_t>(*ringbuf_mb);
+  run.bpf_stats = parsed.Has("bpf-stats");
+  run.bpf_floor = parsed.Has("bpf-floor");
+  run.verbose = parsed.Has("verbose");
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (!attach.ok()) return attach.status();
+  run.attach = *std::move(attach);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<int>> ParseSyscalls(const std::string& spec) {
+  std::vector<int> out;
+  if (spec == "all") {
+    for (int nr = 0; nr < VTCTX_SYSCALL_MAX; ++nr) out.push_back(nr);
+    return out;
+  }
+  for (absl::string_view word : absl::StrSplit(spec, ',', absl::SkipEmpty())) {
+    int nr = -1;
+    if (!absl::SimpleAtoi(word, &nr)) {
+      std::optional<int> known = SyscallNumber(word);
+      if (!known.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown syscall '", word, "'"));
+      }
+      nr = *known;
+    }
+    if (nr < 0 || nr >= VTCTX_SYSCALL_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat("syscall number ", nr, " out of range"));
+    }
+    out.push_back(nr);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--syscall is required (e.g. write)");
+  return out;
+}
+
+// The comma-separated names of flag `flag` (none if absent). Names are attribute keys as the
+// process context spells them, or "#<index>".
+absl::StatusOr<std::vector<std::string>> NameList(const ParsedArgs& parsed,
+                                                  absl::string_view flag) {
+  std::vector<std::string> out;
+  if (!parsed.Has(flag)) return out;
+  for (absl::string_view name : absl::StrSplit(parsed.Get(flag), ',')) {
+    if (name.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, " wants comma-separated names, not '", parsed.Get(flag), "'"));
+    }
+    out.emplace_back(name);
+  }
+  return out;
+}
+
+// --group-by and --folded-attrs, checked against the format.
+absl::Status ParseAttributeGrouping(const ParsedArgs& parsed, ProfileOptions& options) {
+  absl::StatusOr<std::vector<std::string>> group_by = NameList(parsed, "group-by");
+  if (!group_by.ok()) return group_by.status();
+  if (group_by->size() == 1 && group_by->front() == "trace") group_by->clear();
+  if (!group_by->empty() && options.format != ProfileFormat::kTable) {
+    return absl::InvalidArgumentError("--group-by applies to --format table");
+  }
+  if (std::find(group_by->begin(), group_by->end(), "trace") != group_by->end()) {
+    return absl::InvalidArgumentError(
+        "--group-by wants 'trace' or attribute names, not both (traces are counted per group)");
+  }
+  absl::StatusOr<std::vector<std::string>> folded_attrs = NameList(parsed, "folded-attrs");
+  if (!folded_attrs.ok()) return folded_attrs.status();
+  const bool stacks =
+      options.format == ProfileFormat::kFolded || options.format == ProfileFormat::kSvg;
+  if (!folded_attrs->empty() && !stacks) {
+    return absl::InvalidArgumentError("--folded-attrs applies to --format folded and svg");
+  }
+  options.group_by = *std::move(group_by);
+  options.folded_attrs = *std::move(folded_attrs);
+  return absl::OkStatus();
+}
+
+// --output and --trace, checked against the format.
+absl::Status ParseProfileOutput(const ParsedArgs& parsed, ProfileOptions& options) {
+  const bool file_format =
+      options.format == ProfileFormat::kPprof || options.format == ProfileFormat::kSvg;
+  if (parsed.Has("output") && !file_format) {
+    return absl::InvalidArgumentError("--output applies to --format pprof and svg");
+  }
+  options.output = parsed.Get("output");
+  if (options.format == ProfileFormat::kPprof && options.output.empty()) {
+    return absl::InvalidArgumentError("--format pprof needs --output FILE (e.g. p.pb.gz)");
+  }
+  absl::StatusOr<std::vector<std::string>> traces = NameList(parsed, "trace");
+  if (!traces.ok()) return traces.status();
+  for (const std::string& t : *traces) {
+    if (t.size() != 32 || t.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--trace wants 32 lowercase hex digits per trace id, not '", t, "'"));
+    }
+  }
+  if (!traces->empty() && options.format != ProfileFormat::kFolded && !file_format) {
+    return absl::InvalidArgumentError("--trace applies to --format folded, svg and pprof");
+  }
+  options.traces = *std::move(traces);
+  return absl::OkStatus();
+}
+
+absl::Status FillResolve(const ParsedArgs& parsed, ResolveOptions& options) {
+  absl::StatusOr<pid_t> pid = parsed.Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<std::string> format = parsed.Choice("format", kTextFormats);
+  if (!format.ok()) return format.status();
+  absl::StatusOr<std::optional<double>> wait = parsed.OptionalSeconds("wait");
+  if (!wait.ok()) return wait.status();
+  options.pid = *pid;
+  options.json = *format == "json";
+  options.wait_s = *wait;
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (!attach.ok()) return attach.status();
+  options.attach = *std::move(attach);
+  return absl::OkStatus();
+}
+
+absl::Status FillSyscalls(const ParsedArgs& parsed, SyscallsOptions& options) {
+  if (absl::Status s = ParseRunOptions(parsed, 16, options.run); !s.ok()) return s;
+  if (!parsed.Has("syscall"))
+    return absl::InvalidArgumentError("--syscall is required (e.g. write)");
+  absl::StatusOr<std::vector<int>> syscalls = ParseSyscalls(parsed.Get("syscall"));
+  if (!syscalls.ok()) return syscalls.status();
+  absl::StatusOr<std::string> format = parsed.Choice("format", kTextFormats);
+  if (!format.ok()) return format.status();
+  options.syscalls = *std::move(syscalls);
+  options.json = *format == "json";
+  options.raw_tp = parsed.Has("raw-tp");
+  return absl::OkStatus();
+}
+
+absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
+  if (absl::Status s = ParseRunOptions(parsed, 4, options.run); !s.ok()) return s;
+  absl::StatusOr<long> hz = parsed.Integer("hz", 99, 1, 100000);
+  if (!hz.ok()) return hz.status();
+  absl::StatusOr<std::string> format = parsed.Choice("format", kProfileFormats);
+  if (!format.ok()) return format.status();
+  options.hz = *hz;
+  options.format = *format == "json"     ? ProfileFormat::kJson
+                   : *format == "folded" ? ProfileFormat::kFolded
+                   : *format == "pprof"  ? ProfileFormat::kPprof
+                   : *format == "svg"    ? ProfileFormat::kSvg
+                                         : ProfileFormat::kTable;
+  if (absl::Status s = ParseAttributeGrouping(parsed, options); !s.ok()) return s;
+  return ParseProfileOutput(parsed, options);
+}
+
+absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
+  absl::StatusOr<pid_t> pid = parsed.Pid();
+  if (!pid.ok()) return pid.status();
+  absl::StatusOr<double> timeout = parsed.Seconds("timeout");
+  if (!timeout.ok()) return timeout.status();
+  options.pid = *pid;
+  options.load.agent_path = parsed.Get("agent");
+  options.load.agent_options = parsed.Get("options");
+  options.load.timeout_s = *timeout > 0 ? *timeout : kDefaultAttachTimeoutS;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ResolveOptions> ParseResolveOptions(std::span<char* const> args) {
+  return ParseCommand<ResolveOptions>("resolve", args, kResolveFlags, {}, FillResolve);
+}
+
+absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args) {
+  return ParseCommand<SyscallsOptions>("syscalls", args, kBpfRunFlags, kSyscallsFlags,
+                                       FillSyscalls);
+}
+
+absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args) {
+  return ParseCommand<ProfileOptions>("profile", args, kBpfRunFlags, kProfileFlags, FillProfile);
+}
+
+absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args) {
+  return ParseCommand<AttachOptions>("attach", args, kAttachFlags, {}, FillAttach);
+}
+
+}  // namespace vtctx::reader

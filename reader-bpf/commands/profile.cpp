@@ -1,0 +1,302 @@
+// `vtctx-reader profile`: CPU sampling of the target with each sample tagged by the context of
+// the interrupted thread. A cpu-clock perf event per CPU (pid -1, filtered to the target in BPF,
+// so threads created later are covered) fires at --hz; table ranks traces by CPU time, json prints
+// each sample, folded prints flame-graph input with trace/span as the root frames
+// (profileReport.h). Runs through the shared lifecycle (bpfRun.h).
+#include "commands/profile.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "commands/bpfRun.h"
+#include "commands/bpfSupport.h"
+#include "commands/commands.h"
+#include "commands/profileReport.h"
+#include "hotspot/jitCodeNames.h"
+#include "output/flameGraphSvg.h"
+#include "output/pprofWriter.h"
+#include "output/symbolizer.h"
+#include "profile.skel.h"
+#include "target/recordFormat.h"
+
+namespace vtctx::reader {
+
+const char kProfileHelp[] =
+    "usage: vtctx-reader profile --pid P [--hz 99] [--duration S]\n"
+    "                            [--format table|json|folded|pprof|svg] [--output FILE]\n"
+    "                            [--trace ID[,ID...]] [--group-by trace|NAME[,NAME...]]\n"
+    "                            [--folded-attrs NAME[,...]] [--attach] [--wait[=S]]\n"
+    "                            [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
+    "e.g.  vtctx-reader profile --attach --pid P -d 30 --format pprof --output p.pb.gz\n"
+    "\n"
+    "Samples the CPU use of process P (a cpu-clock perf event per CPU) and tags every sample with\n"
+    "the context (trace/span, attributes) the interrupted thread's " VTCTX_TLS_SYMBOL
+    " points at. Prints\n"
+    "'vtctx-reader: attached' on stderr once live; stops at SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
+    "--duration, the target's exit or a closed stdout, then writes the result and a summary\n"
+    "line on stderr and exits 0.\n"
+    "\n"
+    "  --pid P          target process (all its threads)\n"
+    "  --hz N           samples per second of CPU time, per CPU (default 99); one sample stands\n"
+    "                   for 1e9/N ns of CPU\n"
+    "  --duration S, -d S  stop after S seconds\n" VTCTX_WAIT_HELP VTCTX_ATTACH_HELP
+    "  --format F       table (default): traces ranked by CPU time;\n"
+    "                   json: one object per sample (tid, cpu, ts_ns, record, valid, trace_id,\n"
+    "                   span_id, trace_flags, context, attrs, attributes);\n"
+    "                   folded: 'trace_<id>;span_<id>;frames... count' lines for flame graphs;\n"
+    "                   pprof: profile.proto, gzip (go tool pprof, Pyroscope), labels trace_id,\n"
+    "                   span_id, thread.id and the named attributes; needs --output;\n"
+    "                   svg: a self-contained flame graph\n"
+    "                   (stacks: frame pointers, run the JVM with -XX:+PreserveFramePointer; JIT\n"
+    "                   frames named by the JVM itself, its perf map asked for through its\n"
+    "                   attach socket when sampling starts and ends)\n"
+    "  --output FILE, -o FILE  pprof and svg: write there (svg: default stdout)\n"
+    "  --trace ID,...   folded, svg, pprof: only the samples of these trace ids (32 hex digits)\n"
+    "  --group-by G     table: rank by trace (default), or by the values of the named record\n"
+    "                   attributes (names from P's OTEP 4719 attribute key map, or #<index>),\n"
+    "                   e.g. --group-by http.route\n"
+    "  --folded-attrs A folded, svg: start each stack with '<name>=<value>' frames of these\n"
+    "                   attributes, e.g. --folded-attrs http.route,user.id\n"
+    "                   (--group-by, --folded-attrs and pprof send every sample to user space,\n"
+    "                   like json)\n"
+    "  --ringbuf-mb N   ring buffer size in MiB for json, pprof, --group-by and --folded-attrs,\n"
+    "                   a power of two (default 4)\n"
+    "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
+    "                   measure the fixed cost of a run with --bpf-stats\n"
+    "  --bpf-stats      enable kernel BPF run-time statistics and report ns per sample\n"
+    "  --verbose        libbpf diagnostics\n";
+
+namespace {
+
+struct SkelDeleter {
+  void operator()(profile_bpf* skel) const { profile_bpf__destroy(skel); }
+};
+struct LinkDeleter {
+  void operator()(bpf_link* link) const { bpf_link__destroy(link); }  // also closes the perf fd
+};
+
+// The CPU time one sample stands for. cpu-clock counts nanoseconds, so a fixed period is exact
+// (the kernel turns a cpu-clock frequency into this same period: perf_swevent_init_hrtimer).
+uint64_t PeriodNs(long hz) { return 1'000'000'000u / static_cast<uint64_t>(hz); }
+
+// A cpu-clock perf event on `cpu` firing every PeriodNs(hz) of CPU time (all tasks: the program
+// filters), or -1 with errno set.
+int OpenCpuClock(int cpu, long hz) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.sample_period = PeriodNs(hz);
+  return static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+bool NeedsStacks(ProfileFormat format) {
+  return format == ProfileFormat::kFolded || format == ProfileFormat::kSvg ||
+         format == ProfileFormat::kPprof;
+}
+
+absl::Status WriteTextFile(const std::string& path, const std::string& text) {
+  FILE* f = fopen(path.c_str(), "w");
+  if (f == nullptr)
+    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", strerror(errno)));
+  const bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (fclose(f) != 0 || !ok) return absl::InternalError(absl::StrCat("writing ", path, " failed"));
+  return absl::OkStatus();
+}
+
+class ProfileCommand final : public BpfCommand {
+ public:
+  explicit ProfileCommand(const ProfileOptions& options)
+      : options_(options),
+        // Samples go through the ring buffer for json and whenever attributes matter (their
+        // values cannot be part of the in-kernel aggregation key cheaply); else they are counted
+        // in the kernel.
+        // pprof needs each sample's thread and attributes too.
+        events_(options.format == ProfileFormat::kJson || !options.group_by.empty() ||
+                !options.folded_attrs.empty() || options.format == ProfileFormat::kPprof),
+        aggregate_(/*by_thread=*/options.format == ProfileFormat::kPprof) {}
+
+  Wording wording() const override {
+    return {"samples", "sample", "ring buffer or aggregation map full"};
+  }
+
+  absl::Status Open(const BpfTarget& target) override {
+    skel_.reset(profile_bpf__open());
+    if (!skel_) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
+    const bool folded = NeedsStacks(options_.format);
+    // Unused maps shrink to their minimum (one page of ring buffer, one stack slot).
+    const uint32_t ring_bytes = events_ ? options_.run.ringbuf_mb << 20 : 4096;
+    SetCommonRodata(*skel_->rodata, target, options_.run.bpf_floor, ring_bytes);
+    skel_->rodata->mode = events_  ? VTCTX_PROFILE_EVENTS
+                          : folded ? VTCTX_PROFILE_STACKS
+                                   : VTCTX_PROFILE_COUNTS;
+    skel_->rodata->event_stacks = events_ && folded;
+    if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0 ||
+        bpf_map__set_max_entries(skel_->maps.stacks, folded ? 16384 : 1) != 0) {
+      return absl::InternalError("sizing the BPF maps failed");
+    }
+    // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
+    if (folded) jit_ = JitCodeNames::ForTarget(target.process, kJitTimeoutS);
+    if (jit_ && jit_->preserve_frame_pointer() == false) {
+      fprintf(stderr,
+              "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer: Java stacks stop "
+              "at the first JIT-compiled frame (callers lost); restart it with "
+              "-XX:+PreserveFramePointer for whole stacks\n",
+              target.process.pid());
+    }
+    return absl::OkStatus();
+  }
+
+  bpf_object_skeleton* skeleton() override { return skel_->skeleton; }
+
+  // One sampling event per online CPU.
+  absl::Status Attach() override {
+    const int cpus = libbpf_num_possible_cpus();
+    for (int cpu = 0; cpu < cpus; ++cpu) {
+      const int fd = OpenCpuClock(cpu, options_.hz);
+      if (fd < 0) {
+        if (errno == ENODEV) continue;  // offline CPU
+        return absl::InternalError(
+            absl::StrCat("perf_event_open on CPU ", cpu, ": ", strerror(errno)));
+      }
+      bpf_link* link = bpf_program__attach_perf_event(skel_->progs.vtctx_sample, fd);
+      if (link == nullptr) {
+        const int err = errno;
+        close(fd);
+        return absl::InternalError(absl::StrCat("attaching to CPU ", cpu, ": ", strerror(err)));
+      }
+      links_.emplace_back(link);
+    }
+    if (links_.empty()) return absl::InternalError("no online CPU to sample");
+    return absl::OkStatus();
+  }
+
+  void Detach() override { links_.clear(); }
+
+  int events_fd() const override { return bpf_map__fd(skel_->maps.events); }
+  int program_fd() const override { return bpf_program__fd(skel_->progs.vtctx_sample); }
+  uint64_t Dropped() const override { return Counter(VTCTX_PC_DROPPED); }
+
+  // Samples from the ring buffer: printed one per line (--format json), or aggregated by context,
+  // stacks and attributes (--group-by / --folded-attrs).
+  void OnEvent(std::span<const uint8_t> record, TargetContext& context) override {
+    if (record.size() < sizeof(vtctx_sample_event)) return;  // cannot happen: whole events
+    const auto* e = reinterpret_cast<const vtctx_sample_event*>(record.data());
+    const std::span<const uint8_t> attrs =
+        record.subspan(sizeof *e, std::min<size_t>(e->ctx.attrs_len, record.size() - sizeof *e));
+    received_++;
+    if (!attrs.empty()) context.OnEvent(attrs, e->ts_ns);
+    if (options_.format != ProfileFormat::kJson) {
+      aggregate_.Add(*e, attrs);
+      return;
+    }
+    const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header, attrs};
+    line_.clear();
+    absl::StrAppend(&line_, "{\"ts_ns\":", e->ts_ns, ",\"pid\":", e->tgid, ",\"tid\":", e->tid,
+                    ",\"cpu\":", e->cpu, ",");
+    AppendContextJson(line_, ctx, &context.names());
+    line_ += "}\n";
+    fwrite(line_.data(), 1, line_.size(), stdout);
+  }
+
+  RunCounts Report(const RunEnd& end) override {
+    uint64_t delivered = received_;
+    if (options_.format != ProfileFormat::kJson) {
+      const std::vector<SampleCount> counts =
+          events_ ? aggregate_.Counts() : ReadKernelCounts(bpf_map__fd(skel_->maps.counts));
+      if (!events_) delivered = TotalSamples(counts);
+      Print(counts, end);
+    }
+    // Every sample of the target was delivered (counted, or sent and consumed) or dropped.
+    RunCounts out{delivered, 0, Counter(VTCTX_PC_DROPPED), ""};
+    out.matched = out.delivered + out.dropped;
+    if (const uint64_t lost = Counter(VTCTX_PC_STACK_LOST); lost > 0) {
+      out.extra = absl::StrFormat(" stacks_lost=%d", lost);
+    }
+    out.written = written_;
+    return out;
+  }
+
+ private:
+  uint64_t Counter(uint32_t which) const {
+    return SumPerCpu(bpf_map__fd(skel_->maps.counters), which);
+  }
+
+  void Print(const std::vector<SampleCount>& counts, const RunEnd& end) {
+    const AttributeNames& names = end.context.names();
+    WarnUnknownNames(options_.group_by, names);
+    WarnUnknownNames(options_.folded_attrs, names);
+    const ProfileRun run{end.target.pid(), options_.hz, end.seconds};
+    if (NeedsStacks(options_.format)) {
+      PrintStacks(KeepTraces(counts, options_.traces), end);
+    } else if (!options_.group_by.empty()) {
+      PrintGroupedTable(counts, options_.group_by, names, run);
+    } else {
+      PrintTraceTable(counts, run);
+    }
+  }
+
+  // folded, svg, pprof: symbolized while the target (normally) still runs.
+  void PrintStacks(const std::vector<SampleCount>& counts, const RunEnd& end) {
+    if (jit_) jit_->Finish();
+    Symbolizer symbols(end.target.pid(), end.target.dir(), jit_ ? &jit_->names() : nullptr);
+    const int stacks_fd = bpf_map__fd(skel_->maps.stacks);
+    const AttributeNames& names = end.context.names();
+    if (options_.format == ProfileFormat::kPprof) {
+      PprofProfile profile;
+      profile.period_ns = static_cast<int64_t>(PeriodNs(options_.hz));
+      profile.duration_nanos = static_cast<int64_t>(end.seconds * 1e9);
+      timespec now{};
+      clock_gettime(CLOCK_REALTIME, &now);
+      profile.time_nanos = now.tv_sec * 1'000'000'000 + now.tv_nsec - profile.duration_nanos;
+      profile.samples = PprofSamples(counts, stacks_fd, symbols, names);
+      written_ = WriteGzipFile(options_.output, EncodePprof(profile));
+      return;
+    }
+    const std::map<std::string, uint64_t> folded =
+        FoldedStacks(counts, stacks_fd, symbols, options_.folded_attrs, names);
+    if (options_.format == ProfileFormat::kFolded) return PrintFolded(folded);
+    const std::string svg = RenderFlameGraph(
+        folded, absl::StrFormat("pid %d: CPU, %.1f s at %d Hz%s", end.target.pid(), end.seconds,
+                                options_.hz, options_.traces.empty() ? "" : ", selected traces"));
+    if (options_.output.empty()) {
+      fwrite(svg.data(), 1, svg.size(), stdout);
+    } else {
+      written_ = WriteTextFile(options_.output, svg);
+    }
+  }
+
+  static constexpr double kJitTimeoutS = 10;
+  const ProfileOptions options_;
+  const bool events_;  // samples reach user space as ring-buffer events
+  std::unique_ptr<profile_bpf, SkelDeleter> skel_;
+  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;  // released before skel_
+  uint64_t received_ = 0;
+  std::string line_;
+  SampleAggregate aggregate_;
+  std::unique_ptr<JitCodeNames> jit_;
+  absl::Status written_;  // writing --output
+};
+
+}  // namespace
+
+absl::Status RunProfile(const ProfileOptions& options) {
+  ProfileCommand command(options);
+  return RunBpfCommand(command, options.run);
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,297 @@
+#include "commands/profileReport.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "target/recordFormat.h"
+
+namespace vtctx::reader {
+namespace {
+
+// The aggregation key of a sample, as profile.bpf.c builds it in the kernel.
+vtctx_profile_key KeyOf(const vtctx_sample_event& e) {
+  vtctx_profile_key key{};
+  key.status = e.ctx.status;
+  if (e.ctx.status == VTCTX_CTX_OK) {
+    key.valid = e.ctx.header.valid;
+    if (e.ctx.header.valid == VTCTX_RECORD_VALID) {
+      std::memcpy(key.trace_id, e.ctx.header.trace_id, sizeof key.trace_id);
+      std::memcpy(key.span_id, e.ctx.header.span_id, sizeof key.span_id);
+      key.trace_flags = e.ctx.header.trace_flags;
+    }
+  }
+  key.user_stack_id = e.user_stack_id;
+  key.kernel_stack_id = e.kernel_stack_id;
+  return key;
+}
+
+// The context an aggregation key keeps (ids, status, valid), for the id formatters.
+ContextView KeyContext(const vtctx_profile_key& k) {
+  ContextView ctx;
+  ctx.status = k.status;
+  ctx.header.valid = k.valid;
+  std::memcpy(ctx.header.trace_id, k.trace_id, sizeof k.trace_id);
+  std::memcpy(ctx.header.span_id, k.span_id, sizeof k.span_id);
+  return ctx;
+}
+
+std::string KeyTrace(const vtctx_profile_key& k) { return TraceIdHex(KeyContext(k)); }
+std::string KeySpan(const vtctx_profile_key& k) { return SpanIdHex(KeyContext(k)); }
+
+// A row of a ranked table: its samples and the distinct values of its count column (the spans of
+// a trace, the traces of a group).
+struct RankedRow {
+  uint64_t samples = 0;
+  std::set<std::string> distinct;
+};
+
+// `title` then the rows by label ("" = samples without a usable context, shown unranked as
+// "(no context)") in decreasing CPU time.
+void PrintRanked(std::string title, absl::string_view count_column, absl::string_view label_column,
+                 const std::map<std::string, RankedRow>& rows, uint64_t total, long hz) {
+  std::vector<std::pair<std::string, RankedRow>> ranked(rows.begin(), rows.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second.samples > b.second.samples;
+  });
+  std::string out = std::move(title);
+  absl::StrAppendFormat(&out, "%-5s %8s %10s %7s %6s  %s\n", "RANK", "SAMPLES", "CPU_MS", "SHARE",
+                        count_column, label_column);
+  int rank = 0;
+  for (const auto& [label, row] : ranked) {
+    const double cpu_ms = static_cast<double>(row.samples) * 1000.0 / static_cast<double>(hz);
+    const double share =
+        total > 0 ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(total) : 0;
+    if (label.empty()) {
+      absl::StrAppendFormat(&out, "%-5s %8d %10.1f %6.1f%% %6s  %s\n", "-", row.samples, cpu_ms,
+                            share, "-", "(no context)");
+    } else {
+      absl::StrAppendFormat(&out, "%-5d %8d %10.1f %6.1f%% %6d  %s\n", ++rank, row.samples, cpu_ms,
+                            share, row.distinct.size(), label);
+    }
+  }
+  fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// "name=value" of attribute `name` among a sample's attributes, the value written by `append`
+// (AppendJsonString, AppendSafeText), or "name=(unset)".
+std::string NameValue(const std::vector<NamedAttribute>& attrs, const std::string& name,
+                      void (*append)(std::string&, absl::string_view)) {
+  std::string out;
+  AppendSafeText(out, name);
+  out += '=';
+  const auto it = std::find_if(attrs.begin(), attrs.end(),
+                               [&](const NamedAttribute& a) { return a.label == name; });
+  if (it == attrs.end()) {
+    out += "(unset)";
+  } else {
+    append(out, it->value);
+  }
+  return out;
+}
+
+// A folded frame "name=value" (or "name=(unset)"): no ';' (the frame separator), no control
+// characters, spaces or invalid UTF-8 ('_' instead).
+std::string FoldedAttributeFrame(const std::vector<NamedAttribute>& attrs,
+                                 const std::string& name) {
+  std::string out = NameValue(attrs, name, AppendSafeText);
+  std::replace(out.begin(), out.end(), ';', '_');
+  return out;
+}
+
+// Frames of stack `id` (innermost first); none when the stack was lost.
+std::vector<uint64_t> ReadStack(int stacks_fd, int32_t id) {
+  std::vector<uint64_t> ips(VTCTX_MAX_STACK_DEPTH, 0);
+  if (id < 0 || bpf_map_lookup_elem(stacks_fd, &id, ips.data()) != 0) return {};
+  size_t n = 0;
+  while (n < ips.size() && ips[n] != 0) ++n;
+  ips.resize(n);
+  return ips;
+}
+
+// The frames of one aggregation entry, innermost first: user frames, then kernel frames above
+// them (the kernel ran on behalf of the innermost user frame).
+std::vector<Frame> StackFrames(const SampleCount& c, int stacks_fd, Symbolizer& symbols,
+                               bool* lost) {
+  const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
+  const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
+  *lost = user.empty() && c.key.user_stack_id != -1 && c.key.user_stack_id != -14;
+  std::vector<Frame> frames;
+  for (size_t i = 0; i < kernel.size(); ++i) frames.push_back(symbols.KernelFrame(kernel[i]));
+  for (size_t i = 0; i < user.size(); ++i) {
+    frames.push_back(symbols.UserFrame(user[i], /*return_address=*/i != 0));
+  }
+  return frames;
+}
+
+// The folded line of one aggregation entry, without its count.
+std::string FoldedStack(const SampleCount& c, int stacks_fd, Symbolizer& symbols,
+                        const std::vector<std::string>& attr_frames, const AttributeNames& names) {
+  const std::string trace = KeyTrace(c.key);
+  const std::string span = KeySpan(c.key);
+  std::string line;
+  if (!attr_frames.empty()) {
+    const std::vector<NamedAttribute> named = NameAttributes(c.attrs, names);
+    for (const std::string& name : attr_frames) {
+      absl::StrAppend(&line, FoldedAttributeFrame(named, name), ";");
+    }
+  }
+  line += trace.empty() ? std::string("no_context")
+                        : absl::StrCat("trace_", trace, ";span_", span.empty() ? "none" : span);
+  // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
+  bool lost = false;
+  const std::vector<Frame> frames = StackFrames(c, stacks_fd, symbols, &lost);
+  if (lost) line += ";[stack lost]";
+  for (size_t i = frames.size(); i-- > 0;) absl::StrAppend(&line, ";", frames[i].name);
+  return line;
+}
+
+}  // namespace
+
+void SampleAggregate::Add(const vtctx_sample_event& event, std::span<const uint8_t> attrs) {
+  const vtctx_profile_key key = KeyOf(event);
+  counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(attrs),
+           by_thread_ ? event.tid : 0}]++;
+}
+
+std::vector<SampleCount> SampleAggregate::Counts() const {
+  std::vector<SampleCount> out;
+  for (const auto& [k, n] : counts_) {
+    SampleCount c{{}, n, k.attrs, k.tid};
+    std::memcpy(&c.key, k.profile_key.data(), sizeof c.key);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<SampleCount> ReadKernelCounts(int map_fd) {
+  std::vector<SampleCount> out;
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return out;
+  std::vector<uint64_t> values(static_cast<size_t>(cpus));
+  vtctx_profile_key key{};
+  vtctx_profile_key next{};
+  vtctx_profile_key* prev = nullptr;
+  while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+    if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
+      uint64_t sum = 0;
+      for (uint64_t v : values) sum += v;
+      out.push_back({next, sum, {}});
+    }
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
+uint64_t TotalSamples(const std::vector<SampleCount>& counts) {
+  uint64_t total = 0;
+  for (const SampleCount& c : counts) total += c.samples;
+  return total;
+}
+
+void PrintTraceTable(const std::vector<SampleCount>& counts, const ProfileRun& run) {
+  std::map<std::string, RankedRow> rows;
+  for (const SampleCount& c : counts) {
+    RankedRow& row = rows[KeyTrace(c.key)];
+    row.samples += c.samples;
+    if (std::string span = KeySpan(c.key); !span.empty()) row.distinct.insert(span);
+  }
+  const uint64_t total = TotalSamples(counts);
+  PrintRanked(absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s\n", run.pid, total, run.hz,
+                              run.seconds),
+              "SPANS", "TRACE_ID", rows, total, run.hz);
+}
+
+void PrintGroupedTable(const std::vector<SampleCount>& counts,
+                       const std::vector<std::string>& group, const AttributeNames& names,
+                       const ProfileRun& run) {
+  std::map<std::string, RankedRow> rows;
+  for (const SampleCount& c : counts) {
+    const std::string trace = KeyTrace(c.key);
+    const bool usable = c.key.status == VTCTX_CTX_OK && c.key.valid == VTCTX_RECORD_VALID;
+    std::string label;
+    if (usable) {
+      const std::vector<NamedAttribute> named = NameAttributes(c.attrs, names);
+      std::vector<std::string> cells;
+      for (const std::string& g : group) cells.push_back(NameValue(named, g, AppendJsonString));
+      label = absl::StrJoin(cells, " ");
+    }
+    RankedRow& row = rows[label];
+    row.samples += c.samples;
+    if (!trace.empty()) row.distinct.insert(trace);
+  }
+  const uint64_t total = TotalSamples(counts);
+  PrintRanked(absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s, grouped by %s\n", run.pid,
+                              total, run.hz, run.seconds, absl::StrJoin(group, ",")),
+              "TRACES", "GROUP", rows, total, run.hz);
+}
+
+std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
+                                    const std::vector<std::string>& traces) {
+  if (traces.empty()) return counts;
+  std::erase_if(counts, [&](const SampleCount& c) {
+    return std::find(traces.begin(), traces.end(), KeyTrace(c.key)) == traces.end();
+  });
+  return counts;
+}
+
+std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts, int stacks_fd,
+                                             Symbolizer& symbols,
+                                             const std::vector<std::string>& attr_frames,
+                                             const AttributeNames& names) {
+  std::map<std::string, uint64_t> folded;
+  for (const SampleCount& c : counts) {
+    folded[FoldedStack(c, stacks_fd, symbols, attr_frames, names)] += c.samples;
+  }
+  return folded;
+}
+
+void PrintFolded(const std::map<std::string, uint64_t>& folded) {
+  std::string out;
+  for (const auto& [stack, n] : folded) absl::StrAppend(&out, stack, " ", n, "\n");
+  fwrite(out.data(), 1, out.size(), stdout);
+}
+
+std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, int stacks_fd,
+                                      Symbolizer& symbols, const AttributeNames& names) {
+  std::vector<PprofSample> out;
+  for (const SampleCount& c : counts) {
+    PprofSample s;
+    bool lost = false;
+    s.frames = StackFrames(c, stacks_fd, symbols, &lost);
+    if (lost) s.frames.push_back({"[stack lost]", "", 0});
+    if (s.frames.empty()) s.frames.push_back({"[no stack]", "", 0});
+    if (const std::string trace = KeyTrace(c.key); !trace.empty()) {
+      s.labels.emplace_back("trace_id", trace);
+      if (const std::string span = KeySpan(c.key); !span.empty())
+        s.labels.emplace_back("span_id", span);
+    }
+    for (const NamedAttribute& a : NameAttributes(c.attrs, names)) {
+      s.labels.emplace_back(a.label, a.value);
+    }
+    s.number_labels.emplace_back("thread.id", c.tid);
+    s.count = static_cast<int64_t>(c.samples);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void WarnUnknownNames(const std::vector<std::string>& requested, const AttributeNames& names) {
+  for (const std::string& name : requested) {
+    if (name == "trace" || (!name.empty() && name[0] == '#')) continue;
+    const auto& known = names.names();
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    fprintf(stderr, "vtctx-reader: warning: attribute '%s' is not in the target's key map%s\n",
+            name.c_str(), known.empty() ? " (no key map)" : "");
+  }
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,158 @@
+#include "output/pprofWriter.h"
+
+#include <zlib.h>
+
+#include <map>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "vtctx/protobufWire.h"
+
+namespace vtctx::reader {
+namespace {
+
+using vtctx::wire::ProtobufWriter;
+
+// profile.proto field numbers.
+enum ProfileField : uint32_t {
+  kSampleType = 1,
+  kSample = 2,
+  kMapping = 3,
+  kLocation = 4,
+  kFunction = 5,
+  kStringTable = 6,
+  kTimeNanos = 9,
+  kDurationNanos = 10,
+  kPeriodType = 11,
+  kPeriod = 12,
+  kDefaultSampleType = 14,
+};
+
+// Deduplicated strings, functions, locations and mappings, numbered as pprof wants (ids from 1,
+// string 0 = "").
+class ProfileTables {
+ public:
+  ProfileTables() { String(""); }
+
+  int64_t String(const std::string& s) {
+    auto [it, added] = strings_.try_emplace(s, static_cast<int64_t>(string_order_.size()));
+    if (added) string_order_.push_back(s);
+    return it->second;
+  }
+
+  uint64_t Location(const Frame& f) {
+    const auto key = std::make_tuple(f.module, f.address, f.name);
+    auto [it, added] = locations_.try_emplace(key, locations_.size() + 1);
+    if (!added) return it->second;
+    ProtobufWriter line;
+    line.Uint64(1, Function(f));  // function_id
+    ProtobufWriter location;
+    location.Uint64(1, it->second);         // id
+    location.Uint64(2, Mapping(f.module));  // mapping_id
+    location.Uint64(3, f.address);
+    location.Message(4, line);
+    messages_.Message(kLocation, location);
+    return it->second;
+  }
+
+  // The functions, locations and mappings made so far, then the string table (field order does
+  // not matter in protobuf).
+  std::string Tables() const {
+    ProtobufWriter strings;
+    for (const std::string& s : string_order_) strings.String(kStringTable, s);
+    return messages_.data() + strings.data();
+  }
+
+ private:
+  uint64_t Function(const Frame& f) {
+    auto [it, added] = functions_.try_emplace({f.name, f.module}, functions_.size() + 1);
+    if (!added) return it->second;
+    ProtobufWriter function;
+    function.Uint64(1, it->second);        // id
+    function.Uint64(2, String(f.name));    // name
+    function.Uint64(3, String(f.name));    // system_name
+    function.Uint64(4, String(f.module));  // filename
+    messages_.Message(kFunction, function);
+    return it->second;
+  }
+
+  uint64_t Mapping(const std::string& module) {
+    auto [it, added] = mappings_.try_emplace(module, mappings_.size() + 1);
+    if (!added) return it->second;
+    ProtobufWriter mapping;
+    mapping.Uint64(1, it->second);                                     // id
+    mapping.Uint64(5, String(module.empty() ? "[unknown]" : module));  // filename
+    mapping.Uint64(7, 1);                                              // has_functions
+    messages_.Message(kMapping, mapping);
+    return it->second;
+  }
+
+  std::map<std::string, int64_t> strings_;
+  std::vector<std::string> string_order_;
+  std::map<std::pair<std::string, std::string>, uint64_t> functions_;
+  std::map<std::tuple<std::string, uint64_t, std::string>, uint64_t> locations_;
+  std::map<std::string, uint64_t> mappings_;
+  ProtobufWriter messages_;
+};
+
+ProtobufWriter ValueType(ProfileTables& t, const char* type, const char* unit) {
+  ProtobufWriter v;
+  v.Uint64(1, t.String(type));
+  v.Uint64(2, t.String(unit));
+  return v;
+}
+
+ProtobufWriter Sample(ProfileTables& t, const PprofSample& s, int64_t period_ns) {
+  std::vector<uint64_t> locations;
+  for (const Frame& f : s.frames) locations.push_back(t.Location(f));
+  const uint64_t values[] = {static_cast<uint64_t>(s.count),
+                             static_cast<uint64_t>(s.count * period_ns)};
+  ProtobufWriter sample;
+  sample.PackedVarints(1, locations);
+  sample.PackedVarints(2, values);
+  for (const auto& [key, value] : s.labels) {
+    ProtobufWriter label;
+    label.Uint64(1, t.String(key));
+    label.Uint64(2, t.String(value));
+    sample.Message(3, label);
+  }
+  for (const auto& [key, value] : s.number_labels) {
+    ProtobufWriter label;
+    label.Uint64(1, t.String(key));
+    label.Uint64(3, static_cast<uint64_t>(value));
+    sample.Message(3, label);
+  }
+  return sample;
+}
+
+}  // namespace
+
+std::string EncodePprof(const PprofProfile& profile) {
+  ProfileTables tables;
+  ProtobufWriter out;
+  out.Message(kSampleType, ValueType(tables, "samples", "count"));
+  out.Message(kSampleType, ValueType(tables, "cpu", "nanoseconds"));
+  for (const PprofSample& s : profile.samples) {
+    out.Message(kSample, Sample(tables, s, profile.period_ns));
+  }
+  out.Uint64(kTimeNanos, static_cast<uint64_t>(profile.time_nanos));
+  out.Uint64(kDurationNanos, static_cast<uint64_t>(profile.duration_nanos));
+  out.Message(kPeriodType, ValueType(tables, "cpu", "nanoseconds"));
+  out.Uint64(kPeriod, static_cast<uint64_t>(profile.period_ns));
+  out.Uint64(kDefaultSampleType, static_cast<uint64_t>(tables.String("cpu")));
+  return out.data() + tables.Tables();
+}
+
+absl::Status WriteGzipFile(const std::string& path, const std::string& bytes) {
+  gzFile file = gzopen(path.c_str(), "wb");
+  if (file == nullptr) return absl::InternalError(absl::StrCat("cannot write ", path));
+  const int written =
+      bytes.empty() ? 0 : gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
+  const int closed = gzclose(file);
+  if (written != static_cast<int>(bytes.size()) || closed != Z_OK) {
+    return absl::InternalError(absl::StrCat("writing ", path, " failed"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,200 @@
+#include "target/elfSymbols.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "target/errnoStatus.h"
+
+namespace vtctx::reader {
+namespace {
+
+absl::Status ElfError(absl::string_view what) {
+  const char* msg = elf_errmsg(-1);
+  return absl::InvalidArgumentError(absl::StrCat(what, ": ", msg ? msg : "malformed ELF"));
+}
+
+// libelf must be told the API version once per process before any other call.
+bool InitLibelf() {
+  static std::once_flag once;
+  static bool ok = false;
+  std::call_once(once, [] { ok = elf_version(EV_CURRENT) != EV_NONE; });
+  return ok;
+}
+
+// Owns an Elf handle (and the fd it reads from, if any).
+class ElfHandle {
+ public:
+  ElfHandle(Elf* elf, int fd) : elf_(elf), fd_(fd) {}
+  ElfHandle(const ElfHandle&) = delete;
+  ElfHandle& operator=(const ElfHandle&) = delete;
+  ~ElfHandle() {
+    if (elf_ != nullptr) elf_end(elf_);
+    if (fd_ >= 0) close(fd_);
+  }
+  Elf* get() const { return elf_; }
+
+ private:
+  Elf* elf_;
+  int fd_;
+};
+
+absl::Status ReadProgramHeaders(Elf* elf, ElfTlsExport& out) {
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) != 0) return ElfError("program headers");
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr) return ElfError("program header");
+    if (ph.p_type == PT_LOAD) {
+      out.loads.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz});
+    } else if (ph.p_type == PT_TLS) {
+      if (out.tls.has_value()) return absl::InvalidArgumentError("more than one PT_TLS segment");
+      out.tls = TlsSegment{ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align};
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Looks `name` up in the .dynsym section `dynsym`. Linear scan: run once per mapped file.
+absl::Status FindDynamicSymbol(Elf* elf, Elf_Scn* dynsym, absl::string_view name,
+                               ElfTlsExport& out) {
+  GElf_Shdr sh;
+  if (gelf_getshdr(dynsym, &sh) == nullptr) return ElfError(".dynsym header");
+  Elf_Data* data = elf_getdata(dynsym, nullptr);
+  if (data == nullptr) return ElfError(".dynsym data");
+  if (sh.sh_entsize == 0) return absl::InvalidArgumentError(".dynsym has entry size 0");
+  const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  for (size_t i = 1; i < count; ++i) {  // entry 0 is the reserved null symbol
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) return ElfError(".dynsym entry");
+    if (sym.st_name == 0 || sym.st_shndx == SHN_UNDEF) continue;
+    const char* sym_name = elf_strptr(elf, sh.sh_link, sym.st_name);
+    if (sym_name == nullptr || name != sym_name) continue;
+    out.symbol = TlsSymbol{sym.st_value,
+                           sym.st_size,
+                           static_cast<uint32_t>(i),
+                           static_cast<uint8_t>(GELF_ST_TYPE(sym.st_info)),
+                           static_cast<uint8_t>(GELF_ST_BIND(sym.st_info)),
+                           static_cast<uint8_t>(GELF_ST_VISIBILITY(sym.st_other))};
+    return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+// Collects the relocations (REL or RELA) against .dynsym that name symbol `index`.
+absl::Status CollectRelocs(Elf* elf, size_t dynsym_ndx, uint32_t index, ElfTlsExport& out) {
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
+    if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_link != dynsym_ndx) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) return ElfError("relocation section data");
+    const bool rela = sh.sh_type == SHT_RELA;
+    const size_t entsize = gelf_fsize(elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
+    if (entsize == 0) return absl::InvalidArgumentError("relocation entry size 0");
+    const size_t count = data->d_size / entsize;
+    for (size_t i = 0; i < count; ++i) {
+      SymbolReloc r;
+      uint64_t info = 0;
+      if (rela) {
+        GElf_Rela rel;
+        if (gelf_getrela(data, static_cast<int>(i), &rel) == nullptr) return ElfError("rela");
+        r.offset = rel.r_offset;
+        r.addend = rel.r_addend;
+        info = rel.r_info;
+      } else {
+        // REL keeps its addend in the relocated word; before relocation that is the file's
+        // content, which the resolver never needs on the architectures we support (RELA only).
+        GElf_Rel rel;
+        if (gelf_getrel(data, static_cast<int>(i), &rel) == nullptr) return ElfError("rel");
+        r.offset = rel.r_offset;
+        info = rel.r_info;
+      }
+      if (GELF_R_SYM(info) != index) continue;
+      r.type = static_cast<uint32_t>(GELF_R_TYPE(info));
+      out.relocs.push_back(r);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ElfTlsExport> Parse(Elf* elf, absl::string_view symbol_name) {
+  if (elf_kind(elf) != ELF_K_ELF) return absl::InvalidArgumentError("not an ELF object");
+  if (gelf_getclass(elf) != ELFCLASS64) return absl::InvalidArgumentError("not a 64-bit ELF");
+  GElf_Ehdr eh;
+  if (gelf_getehdr(elf, &eh) == nullptr) return ElfError("ELF header");
+  ElfTlsExport out;
+  out.machine = eh.e_machine;
+  out.elf_type = eh.e_type;
+  if (absl::Status s = ReadProgramHeaders(elf, out); !s.ok()) return s;
+
+  // The OTEP requires section headers (readers locate .dynsym and the relocations through them).
+  Elf_Scn* scn = nullptr;
+  Elf_Scn* dynsym = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
+    if (sh.sh_type == SHT_DYNSYM) {
+      dynsym = scn;
+      break;
+    }
+  }
+  if (dynsym == nullptr) return out;  // nothing exported at all
+  if (absl::Status s = FindDynamicSymbol(elf, dynsym, symbol_name, out); !s.ok()) return s;
+  if (!out.symbol.has_value()) return out;
+  if (absl::Status s = CollectRelocs(elf, elf_ndxscn(dynsym), out.symbol->dynsym_index, out);
+      !s.ok()) {
+    return s;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool LooksLikeElf(std::span<const uint8_t> head) {
+  return head.size() >= SELFMAG && std::memcmp(head.data(), ELFMAG, SELFMAG) == 0;
+}
+
+absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> image,
+                                                     absl::string_view symbol_name) {
+  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
+  if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
+  // elf_memory() takes a mutable pointer but ELF_C_READ never writes through it.
+  ElfHandle handle(
+      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
+  if (handle.get() == nullptr) return ElfError("elf_memory");
+  return Parse(handle.get(), symbol_name);
+}
+
+absl::StatusOr<ElfTlsExport> ReadTlsExportFromFile(const std::string& path,
+                                                   absl::string_view symbol_name) {
+  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return ErrnoStatus(errno, absl::StrCat("open ", path));
+  }
+  uint8_t head[SELFMAG];
+  if (pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) || !LooksLikeElf(head)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
+  }
+  ElfHandle handle(elf_begin(fd, ELF_C_READ_MMAP, nullptr), fd);
+  if (handle.get() == nullptr) return ElfError(path);
+  absl::StatusOr<ElfTlsExport> result = Parse(handle.get(), symbol_name);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat(path, ": ", result.status().message()));
+  }
+  return result;
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,46 @@
+#include "target/processMemory.h"
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "target/errnoStatus.h"
+
+namespace vtctx::reader {
+
+absl::StatusOr<std::unique_ptr<ProcessMemory>> ProcessMemory::Open(pid_t pid) {
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = OpenIn(absl::StrCat("/proc/", pid));
+  if (memory.ok()) (*memory)->pid_ = pid;
+  return memory;
+}
+
+absl::StatusOr<std::unique_ptr<ProcessMemory>> ProcessMemory::OpenIn(absl::string_view proc_dir) {
+  const std::string path = absl::StrCat(proc_dir, "/mem");
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
+  return std::unique_ptr<ProcessMemory>(new ProcessMemory(0, fd));
+}
+
+ProcessMemory::~ProcessMemory() { close(mem_fd_); }
+
+absl::Status ProcessMemory::Read(uint64_t address, void* out, size_t size) {
+  iovec local{out, size};
+  iovec remote{reinterpret_cast<void*>(address), size};
+  ssize_t n = pid_ > 0 ? process_vm_readv(pid_, &local, 1, &remote, 1, 0) : -1;
+  if (n == static_cast<ssize_t>(size)) return absl::OkStatus();
+  if (pid_ == 0 || (n < 0 && errno == ENOSYS)) {
+    n = pread(mem_fd_, out, size, static_cast<off_t>(address));
+    if (n == static_cast<ssize_t>(size)) return absl::OkStatus();
+  }
+  if (n < 0) {
+    return ErrnoStatus(errno, absl::StrFormat("read %zu bytes at 0x%x", size, address));
+  }
+  return absl::DataLossError(
+      absl::StrFormat("short read at 0x%x: %zd of %zu bytes", address, n, size));
+}
+
+}  // namespace vtctx::reader
