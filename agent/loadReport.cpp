@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ownedFile.h"
 #include "vtctx/version.h"
 
 namespace vtctx {
@@ -47,8 +48,17 @@ std::string InactiveReportLine(const std::string& reason) {
 }
 
 std::string WriteLoadReport(const std::string& path, const std::string& line) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return "cannot open report file " + path + ": " + strerror(errno);
+  // The attacher created the file; never created here, so a report path removed meanwhile (an
+  // attacher that gave up) leaves nothing behind. Never a FIFO: that would block the JVM's attach
+  // listener for good.
+  const OwnedFile file = OpenOwnedFileForWriting(path, /*create=*/false);
+  if (file.fd < 0) return "cannot use report file " + path + ": " + file.error;
+  const int fd = file.fd;
+  if (ftruncate(fd, 0) != 0) {
+    const int err = errno;
+    close(fd);
+    return "cannot write report file " + path + ": " + strerror(err);
+  }
   const std::string text = line + "\n";
   size_t done = 0;
   while (done < text.size()) {

@@ -32,8 +32,9 @@ std::string ActiveReportLine(const ActiveReport& report);
 std::string WithoutReport(const char* options);
 std::string InactiveReportLine(const std::string& reason);
 
-// Writes `line` and a newline to `path` (created 0600 if missing, truncated). Returns "" or why it
-// could not (the caller logs it: the load itself does not depend on the report).
+// Writes `line` and a newline to `path`, an existing regular file of the JVM's user (the attacher
+// creates it; ownedFile.h), truncated first. Returns "" or why it could not (the caller logs it:
+// the load itself does not depend on the report).
 std::string WriteLoadReport(const std::string& path, const std::string& line);
 
 }  // namespace vtctx

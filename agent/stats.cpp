@@ -10,6 +10,7 @@
 
 #include "agentState.h"
 #include "log.h"
+#include "ownedFile.h"
 #include "threadState.h"
 #include "vtctx/version.h"
 
@@ -61,32 +62,13 @@ std::string StatsJson() {
   return out;
 }
 
-namespace {
-
-const char* FileKind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
-
 std::string OpenStatsFile(const std::string& path) {
-  const std::string what = "option stats: cannot use '" + path + "': ";
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    return what + FileKind(st.st_mode) + " (give a regular file's path)";
+  const OwnedFile file = OpenOwnedFileForWriting(path, /*create=*/true);
+  if (file.fd < 0) {
+    return "option stats: cannot use '" + path + "': " + file.error +
+           " (give the path of a regular file of your own)";
   }
-  // O_NONBLOCK: should the path become a FIFO meanwhile, opening it must not wait for a reader.
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-  if (fd < 0) return what + std::strerror(errno);
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return what + FileKind(st.st_mode) + " (give a regular file's path)";
-  }
-  g_stats_fd = fd;
+  g_stats_fd = file.fd;
   return {};
 }
 

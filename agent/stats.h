@@ -11,9 +11,9 @@ namespace vtctx {
 // One key per line, e.g. {"records_live": 12, ...}: easy for jq, Python and grep alike.
 std::string StatsJson();
 
-// Opens (creating it, empty) the stats=<path> file at load, so that a path that cannot take the
-// report is refused then, with the reason, and never blocks the JVM's exit: it must be a regular
-// file (not a directory, FIFO or device) that this process can write. Returns "" or one line.
+// Opens (creating it if missing) the stats=<path> file at load, so that a path that cannot take
+// the report is refused then, with the reason, and never blocks the JVM's exit: ownedFile.h's
+// rules (no symlink on the way, a regular file of the JVM's user). Returns "" or one line.
 std::string OpenStatsFile(const std::string& path);
 
 // Closes the file OpenStatsFile opened (a load that fails after opening it).
