@@ -2,16 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 
+#include "optionTable.h"
 #include "processContextPublisher.h"
 #include "threadContextRecord.h"
 
 namespace vtctx {
 namespace {
-
-constexpr const char* kValidKeys =
-    "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync, "
-    "report";
 
 // attribute_keys separator: '|' never occurs in attribute keys and cannot clash with the ','
 // that separates options.
@@ -20,94 +18,140 @@ constexpr char kAttributeKeySeparator = '|';
 // Appends instead of "'" + s: GCC 12 reports a false -Wrestrict for that form at -O3.
 std::string Quote(std::string_view s) { return std::string(1, '\'').append(s).append(1, '\''); }
 
+std::string BadValue(std::string_view key, std::string_view value, const char* expected) {
+  return "option " + std::string(key) + ": bad value " + Quote(value) + " (expected " + expected +
+         ")";
+}
+
+// A value of a fixed set: the table {spelling, value}.
+template <typename T, size_t N>
+std::string Choose(std::string_view key, std::string_view value,
+                   const std::pair<const char*, T> (&choices)[N], T& out) {
+  std::string expected;
+  for (const auto& [spelling, v] : choices) {
+    if (value == spelling) {
+      out = v;
+      return {};
+    }
+    expected += (expected.empty() ? "" : "|") + std::string(spelling);
+  }
+  return BadValue(key, value, expected.c_str());
+}
+
+std::string ParseLog(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, LogLevel> kChoices[] = {{"off", LogLevel::kOff},
+                                                                  {"error", LogLevel::kError},
+                                                                  {"info", LogLevel::kInfo},
+                                                                  {"debug", LogLevel::kDebug}};
+  return Choose(key, value, kChoices, o.log);
+}
+
+std::string ParseStats(std::string_view key, std::string_view value, Options& o) {
+  if (value.empty()) return BadValue(key, value, "a file path");
+  o.stats_path = std::string(value);
+  return {};
+}
+
+std::string ParseOnError(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, OnError> kChoices[] = {{"continue", OnError::kContinue},
+                                                                 {"abort", OnError::kAbort}};
+  return Choose(key, value, kChoices, o.on_error);
+}
+
+std::string ParseBind(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, BindAt> kChoices[] = {
+      {"mount", BindAt::kFirstMount}, {"start", BindAt::kStart}, {"use", BindAt::kFirstUse}};
+  return Choose(key, value, kChoices, o.bind);
+}
+
+std::string ParseRecordSize(std::string_view key, std::string_view value, Options& o) {
+  size_t size = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
+  if (ec != std::errc() || end != value.data() + value.size() || !IsValidRecordSize(size)) {
+    return BadValue(key, value, "a multiple of 64 from 64 to 640");
+  }
+  o.record_size = size;
+  return {};
+}
+
+std::string ParseServiceName(std::string_view key, std::string_view value, Options& o) {
+  if (value.empty()) return BadValue(key, value, "a service name");
+  o.service_name = std::string(value);
+  return {};
+}
+
+std::string ParseAttributeKeys(std::string_view, std::string_view value, Options& o) {
+  std::vector<std::string> keys;
+  std::string_view rest = value;
+  while (true) {
+    const size_t bar = rest.find(kAttributeKeySeparator);
+    const std::string_view k = rest.substr(0, bar);
+    if (KeyError e = ValidateAttributeKey(k); e != KeyError::kNone) {
+      return "option attribute_keys: key " + Quote(k) + ": " + Describe(e) +
+             " (expected key|key|...)";
+    }
+    bool seen = false;
+    for (const std::string& have : keys) seen = seen || have == k;
+    if (!seen) keys.emplace_back(k);
+    if (bar == std::string_view::npos) break;
+    rest.remove_prefix(bar + 1);
+  }
+  if (keys.size() > kMaxAttributeKeys) {
+    return "option attribute_keys: " + std::to_string(keys.size()) + " keys (at most " +
+           std::to_string(kMaxAttributeKeys) + ")";
+  }
+  o.attribute_keys = std::move(keys);
+  return {};
+}
+
+std::string ParseShimLoaders(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, ShimLoaders> kChoices[] = {
+      {"system", ShimLoaders::kSystem}, {"any", ShimLoaders::kAny}};
+  return Choose(key, value, kChoices, o.shim_loaders);
+}
+
+std::string ParseReaderResync(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, bool> kChoices[] = {{"on", true}, {"off", false}};
+  return Choose(key, value, kChoices, o.reader_resync);
+}
+
+std::string ParseReport(std::string_view key, std::string_view value, Options& o) {
+  if (value.empty()) return BadValue(key, value, "a file path");
+  o.report_path = std::string(value);
+  return {};
+}
+
+std::string ParseFault(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, Fault> kChoices[] = {
+      {"none", Fault::kNone}, {"stale-carrier", Fault::kStaleCarrier}};
+  return Choose(key, value, kChoices, o.fault);
+}
+
+struct OptionParser {
+  std::string_view key;
+  std::string (*parse)(std::string_view key, std::string_view value, Options& o);
+};
+
+constexpr OptionParser kOptionParsers[] = {
+#define VTCTX_OPTION_PARSER(key, parser, values, default_value, meaning) {#key, parser},
+    VTCTX_AGENT_OPTIONS(VTCTX_OPTION_PARSER)
+#undef VTCTX_OPTION_PARSER
+};
+
+constexpr const char* kValidKeys = [] {
+  return ""
+#define VTCTX_OPTION_KEY(key, parser, values, default_value, meaning) ", " #key
+         VTCTX_AGENT_OPTIONS(VTCTX_OPTION_KEY)
+#undef VTCTX_OPTION_KEY
+         + 2;  // without the first ", "
+}();
+
 // Returns an error message, or empty if the pair was applied.
 std::string Apply(std::string_view key, std::string_view value, Options& o) {
-  auto bad_value = [&](const char* expected) {
-    return "option " + std::string(key) + ": bad value " + Quote(value) + " (expected " + expected +
-           ")";
-  };
-  if (key == "log") {
-    if (value == "off")
-      o.log = LogLevel::kOff;
-    else if (value == "error")
-      o.log = LogLevel::kError;
-    else if (value == "info")
-      o.log = LogLevel::kInfo;
-    else if (value == "debug")
-      o.log = LogLevel::kDebug;
-    else
-      return bad_value("off|error|info|debug");
-  } else if (key == "stats") {
-    if (value.empty()) return bad_value("a file path");
-    o.stats_path = std::string(value);
-  } else if (key == "onerror") {
-    if (value == "continue")
-      o.on_error = OnError::kContinue;
-    else if (value == "abort")
-      o.on_error = OnError::kAbort;
-    else
-      return bad_value("continue|abort");
-  } else if (key == "bind") {
-    if (value == "mount")
-      o.bind = BindAt::kFirstMount;
-    else if (value == "start")
-      o.bind = BindAt::kStart;
-    else if (value == "use")
-      o.bind = BindAt::kFirstUse;
-    else
-      return bad_value("mount|start|use");
-  } else if (key == "record_size") {
-    size_t size = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), size);
-    if (ec != std::errc() || end != value.data() + value.size() || !IsValidRecordSize(size)) {
-      return bad_value("a multiple of 64 from 64 to 640");
-    }
-    o.record_size = size;
-  } else if (key == "fault") {
-    if (value == "none")
-      o.fault = Fault::kNone;
-    else if (value == "stale-carrier")
-      o.fault = Fault::kStaleCarrier;
-    else
-      return bad_value("none|stale-carrier");
-  } else if (key == "service_name") {
-    if (value.empty()) return bad_value("a service name");
-    o.service_name = std::string(value);
-  } else if (key == "attribute_keys") {
-    std::vector<std::string> keys;
-    std::string_view rest = value;
-    while (true) {
-      const size_t bar = rest.find(kAttributeKeySeparator);
-      const std::string_view k = rest.substr(0, bar);
-      if (KeyError e = ValidateAttributeKey(k); e != KeyError::kNone) {
-        return "option attribute_keys: key " + Quote(k) + ": " + Describe(e) +
-               " (expected key|key|...)";
-      }
-      bool seen = false;
-      for (const std::string& have : keys) seen = seen || have == k;
-      if (!seen) keys.emplace_back(k);
-      if (bar == std::string_view::npos) break;
-      rest.remove_prefix(bar + 1);
-    }
-    if (keys.size() > kMaxAttributeKeys) {
-      return "option attribute_keys: " + std::to_string(keys.size()) + " keys (at most " +
-             std::to_string(kMaxAttributeKeys) + ")";
-    }
-    o.attribute_keys = std::move(keys);
-  } else if (key == "reader_resync") {
-    if (value == "on")
-      o.reader_resync = true;
-    else if (value == "off")
-      o.reader_resync = false;
-    else
-      return bad_value("on|off");
-  } else if (key == "report") {
-    if (value.empty()) return bad_value("a file path");
-    o.report_path = std::string(value);
-  } else {
-    return "unknown option " + Quote(key) + " (valid keys: " + kValidKeys + ")";
+  for (const OptionParser& p : kOptionParsers) {
+    if (p.key == key) return p.parse(key, value, o);
   }
-  return {};
+  return "unknown option " + Quote(key) + " (valid keys: " + kValidKeys + ")";
 }
 
 }  // namespace

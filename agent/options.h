@@ -1,6 +1,7 @@
 // Agent options: "key=value,key=value" as given after -agentpath:libvtctx.so= or to the attach API.
-// Parsing is pure (no JVM) and unit-tested; an unknown key or a malformed value is an error that
-// names the culprit and lists the valid keys.
+// The keys, their values, defaults and meanings are one table (optionTable.h). Parsing is pure
+// (no JVM) and unit-tested; an unknown key or a malformed value is an error that names the culprit
+// and lists the valid keys.
 #ifndef VTCTX_AGENT_OPTIONS_H_
 #define VTCTX_AGENT_OPTIONS_H_
 
@@ -22,6 +23,12 @@ enum class OnError { kContinue, kAbort };
 //               never get a record or JVMTI thread state; their carrier publishes NULL for them.
 enum class BindAt { kFirstMount, kStart, kFirstUse };
 
+// Which copies of the shim's AgentNatives class get the agent's natives (shimNatives.h).
+enum class ShimLoaders {
+  kSystem,  // the one the system class loader defines (class path, or module path)
+  kAny,     // also those of any other class loader
+};
+
 // Test-only faults that make the agent deliberately wrong, to prove the harness can fail.
 enum class Fault {
   kNone,
@@ -40,9 +47,11 @@ struct Options {
   std::string service_name;
   // attribute_keys=<k1>|<k2>|...: keys registered at load, in this order (indexes 0, 1, ...).
   std::vector<std::string> attribute_keys;
+  ShimLoaders shim_loaders = ShimLoaders::kSystem;
   // reader_resync=on|off: at late attach, make lazily synchronising profilers notice libvtctx.so
-  // (readerResync.h). Ignored at startup.
-  bool reader_resync = true;
+  // (readerResync.h). Ignored at startup. Off by default: it costs CPU a service under a quota
+  // pays for.
+  bool reader_resync = false;
   // report=<path>: write the load's outcome there as one line (loadReport.h); empty: none.
   std::string report_path;
 };
@@ -60,8 +69,7 @@ OptionsParseResult ParseOptions(const char* text);
 // "mount", "start" or "use", as spelled in the option.
 const char* BindName(BindAt bind);
 
-// "log, stats, onerror, bind, record_size, fault, service_name, attribute_keys, reader_resync,
-// report"
+// The keys of optionTable.h, comma-separated in its order ("log, stats, onerror, ...").
 const char* ValidOptionKeys();
 
 }  // namespace vtctx

@@ -90,7 +90,9 @@ TEST(Options, BadValues) {
 }
 
 TEST(Options, ReaderResync) {
-  EXPECT_TRUE(ParseOptions("").options.reader_resync);
+  // Off unless asked for: its CPU bursts cost a service under a CPU quota.
+  EXPECT_FALSE(ParseOptions("").options.reader_resync);
+  EXPECT_TRUE(ParseOptions("reader_resync=on").options.reader_resync);
   EXPECT_FALSE(ParseOptions("reader_resync=off").options.reader_resync);
   OptionsParseResult bad = ParseOptions("reader_resync=yes");
   EXPECT_NE(bad.error.find("option reader_resync: bad value 'yes' (expected on|off)"),
@@ -155,6 +157,16 @@ TEST(Options, OnErrorHonouredNextToBadItems) {
   EXPECT_EQ(ParseOptions("onerror=abort,log=loud").options.on_error, OnError::kAbort);
   OptionsParseResult r = ParseOptions("a=1,b=2");
   EXPECT_NE(r.error.find("'a'"), std::string::npos);  // the first problem is the one reported
+}
+
+TEST(Options, ShimLoaders) {
+  EXPECT_EQ(ParseOptions("").options.shim_loaders, ShimLoaders::kSystem);
+  EXPECT_EQ(ParseOptions("shim_loaders=any").options.shim_loaders, ShimLoaders::kAny);
+  EXPECT_EQ(ParseOptions("shim_loaders=system").options.shim_loaders, ShimLoaders::kSystem);
+  OptionsParseResult bad = ParseOptions("shim_loaders=all");
+  EXPECT_NE(bad.error.find("option shim_loaders: bad value 'all' (expected system|any)"),
+            std::string::npos)
+      << bad.error;
 }
 
 }  // namespace
