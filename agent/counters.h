@@ -18,6 +18,9 @@
   X(records_created_platform, "Records bound to platform threads")                           \
   X(records_lazily_created, "Of those, bound at first use rather than at a start event")     \
   X(records_returned, "Records returned to the pool after their thread ended")               \
+  X(records_held_by_view,                                                                    \
+    "Records whose thread ended while Java still held their view: returned once it is "      \
+    "collected")                                                                             \
   X(records_unavailable, "Threads that needed a record and got none (pool exhausted): no context")
 
 #endif  // VTCTX_AGENT_COUNTERS_H_

@@ -16,6 +16,7 @@
 #include "options.h"
 #include "otelThreadContext.h"
 #include "recordPool.h"
+#include "recordViews.h"
 #include "threadState.h"
 
 namespace vtctx {
@@ -31,6 +32,21 @@ ThreadContextRecord* BindNewRecord(Binding binding, ThreadState* state, RecordPo
   }
   if (record == nullptr) Bump(state->counters.records_unavailable);
   return record;
+}
+
+// A record whose thread has ended, and that no carrier can point at any more: back to the pool, or,
+// while Java may still hold a view of it, marked for the maintenance thread to return once the
+// view is collected (recordViews.h). Reads one word beside the record; no JNI here.
+inline void ReleaseEndedRecord(ThreadState* state, RecordPool& pool, ThreadContextRecord* record) {
+  std::atomic<uint64_t>& holder = pool.Holder(record);
+  if (__builtin_expect(holder.load(std::memory_order_relaxed) != 0, 0)) {
+    holder.fetch_or(kHolderThreadEnded, std::memory_order_release);
+    NoteRecordAwaitingView();
+    Bump(state->counters.records_held_by_view);
+    return;
+  }
+  pool.Return(state->cache, record);
+  Bump(state->counters.records_returned);
 }
 
 // VirtualThreadStart (only with bind=start).
@@ -90,8 +106,7 @@ void OnVirtualThreadEndBody(Binding binding, ThreadState* state, RecordPool& poo
   }
   if (PublishedOnThisThread() == record) PublishOnThisThread(state->own);
   state->vthread_mounted = false;
-  pool.Return(state->cache, record);
-  Bump(state->counters.records_returned);
+  ReleaseEndedRecord(state, pool, record);
 }
 
 // ThreadStart (platform threads, on the new thread): its own record, published at once.
@@ -115,8 +130,7 @@ void OnThreadEndBody(Binding binding, ThreadState* state, RecordPool& pool) {
   state->own = nullptr;
   if (record == nullptr) return;
   binding.Set(nullptr);
-  pool.Return(state->cache, record);
-  Bump(state->counters.records_returned);
+  ReleaseEndedRecord(state, pool, record);
 }
 
 }  // namespace vtctx

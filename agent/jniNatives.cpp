@@ -1,19 +1,24 @@
-// JNI natives for the Java shim (class io.vtctx.internal.AgentNatives). HotSpot resolves native
-// methods in agent libraries too, so the shim needs no System.loadLibrary: if the agent is not
-// loaded, the first call throws UnsatisfiedLinkError, which the shim turns into "off".
+// JNI natives for the Java shim (class io.vtctx.internal.AgentNatives). The agent binds them
+// itself to the shim's class (shimNatives.h: RegisterNatives, which checks every name and
+// signature); none is exported, so HotSpot binds them to no other class. Without the agent (or
+// for a class the agent does not serve) the first call throws UnsatisfiedLinkError, which the shim
+// turns into "off".
 //
 // The declarations come from the header javac -h generates from AgentNatives.java at build time,
-// and only they are exported (libvtctx.map is generated from it): a native renamed, added or
-// retyped on one side fails the build (-Werror=missing-declarations, --no-undefined-version).
+// and the table of what is registered is generated from the same header: a native renamed, added
+// or retyped on one side fails the build (-Werror=missing-declarations) or the registration.
 //
-// Any class named io.vtctx.internal.AgentNatives reaches these, so none hands out more than the
-// public API gives: no JDK internals, no memory but the calling thread's own record, and every
-// argument is checked (no native takes an address).
+// None hands out more than the public API gives: no JDK internals, no memory but the calling
+// thread's own record (and only to the shim's own classes: shimCaller.h), no view that outlives
+// that record (recordViews.h), and every argument is checked (no native takes an address).
+#include "jniNatives.h"
+
 #include <jni.h>
 
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "io_vtctx_internal_AgentNatives.h"
+#include "recordViews.h"
 #include "shimCaller.h"
 #include "stats.h"
 #include "threadAttributes.h"
@@ -30,15 +35,18 @@ extern "C" {
 
 // The calling thread's record address (virtual or platform thread), binding one on first use after
 // a late attach; 0 if the agent is inactive or no record can be had. Stable for the thread's life.
-JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv* jni, jclass) {
+JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv* jni,
+                                                                          jclass natives) {
   if (!Active()) return 0;
-  return reinterpret_cast<jlong>(vtctx::CurrentThreadRecord(vtctx::Agent().jvmti, jni));
+  jvmtiEnv* jvmti = vtctx::Agent().jvmti;
+  if (!vtctx::CalledByShim(jvmti, jni, natives, "currentRecord")) return 0;
+  return reinterpret_cast<jlong>(vtctx::CurrentThreadRecord(jvmti, jni));
 }
 
 // A direct ByteBuffer over the calling thread's own record (record_size bytes, committed and owned
 // by the thread for its life), or null: agent inactive, no record, or a caller that is not the
-// shim (shimCaller.h). The shim caches it per thread and must not touch it after the thread ends
-// (the record is recycled). Nothing wider is ever handed out.
+// shim (shimCaller.h). The record goes back to the pool only once the thread has ended and the
+// buffer is garbage (recordViews.h): whoever keeps it can never reach another thread's record.
 JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffer(JNIEnv* jni,
                                                                                   jclass natives) {
   if (!Active()) return nullptr;
@@ -46,7 +54,7 @@ JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffe
   if (!vtctx::CalledByShim(jvmti, jni, natives, "currentRecordBuffer")) return nullptr;
   void* record = vtctx::CurrentThreadRecord(jvmti, jni);
   if (record == nullptr) return nullptr;
-  return jni->NewDirectByteBuffer(record, static_cast<jlong>(vtctx::g_pool->record_size()));
+  return vtctx::RecordView(jni, *vtctx::g_pool, static_cast<vtctx::ThreadContextRecord*>(record));
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {
@@ -77,3 +85,14 @@ JNIEXPORT jstring JNICALL Java_io_vtctx_internal_AgentNatives_statsJson(JNIEnv* 
 }
 
 }  // extern "C"
+
+namespace vtctx {
+
+std::span<const JNINativeMethod> AgentNativeMethods() {
+  static const JNINativeMethod kMethods[] = {
+#include "jniNativesTable.inc"
+  };
+  return kMethods;
+}
+
+}  // namespace vtctx

@@ -38,10 +38,13 @@ std::optional<std::string> Environment(const char* name) {
   return std::string(value);
 }
 
-// Every payload also names the vtctx version that wrote it (docs/process-context.md).
-ProcessContextPublisher::Config PublisherConfig() {
+// Every payload also names the vtctx version that wrote it, how it was loaded and with which
+// options (docs/process-context.md): what `vtctx-reader attach` reports of an active agent.
+ProcessContextPublisher::Config PublisherConfig(const char* load, const std::string& options) {
   ProcessContextPublisher::Config config;
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_VERSION, VTCTX_VERSION});
+  config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_LOAD, load});
+  config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_OPTIONS, options});
   return config;
 }
 
@@ -58,7 +61,8 @@ ProcessContextPublisher* PublishedProcessContext() {
   return g_published.load(std::memory_order_acquire);
 }
 
-ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options) {
+ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options,
+                                                const char* load, const std::string& options_text) {
   if (ProcessContextPublisher* published = PublishedProcessContext()) {
     return {{}, Summary(*published)};
   }
@@ -76,7 +80,8 @@ ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& 
   if (!resource.warning.empty()) LogError("%s", resource.warning.c_str());
 
   // Created once and never freed: readers may read its page and payloads until the process ends.
-  static ProcessContextPublisher* publisher = new ProcessContextPublisher(PublisherConfig());
+  static ProcessContextPublisher* publisher =
+      new ProcessContextPublisher(PublisherConfig(load, options_text));
   if (std::string error = publisher->Publish(resource.attributes, options.attribute_keys);
       !error.empty()) {
     return {std::move(error), {}};

@@ -22,7 +22,10 @@ struct ProcessContextOutcome {
 // environment, then publishes them with options.attribute_keys pre-registered. Idempotent: once a
 // context is published, later calls only return its summary. Logs (error level) configured
 // resource attributes that had to be discarded. Not thread-safe against itself (load paths only).
-ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options);
+// The payload's vtctx.* extra attributes name the version, `load` ("startup" or "attached") and
+// `options_text` (the options as given, without report=).
+ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options,
+                                                const char* load, const std::string& options_text);
 
 // The published context, or null if none was published. Never freed.
 ProcessContextPublisher* PublishedProcessContext();

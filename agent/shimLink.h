@@ -2,13 +2,10 @@
 //
 // Without the agent the shim publishes nothing and remembers that (io.vtctx.internal.AgentLink),
 // so that its hot path costs two volatile reads. After a late attach the agent sets that memory
-// itself: publishing then starts at each thread's next publish, whatever the load (carriers
-// saturated by CPU-bound virtual threads, or pinned), with no thread of the shim's having to run.
-//
-// Not from Agent_OnAttach itself: HotSpot resolves the shim's natives in agent libraries only once
-// Agent_OnAttach has returned, and a shim told earlier would call natives that do not link yet.
-// A short-lived agent thread ("vtctx-attach", a daemon platform thread, so never starved by busy
-// carriers) waits until they link (calling AgentNatives.isActive()), then sets the flag.
+// itself, from Agent_OnAttach once its natives are bound (shimNatives.h): publishing then starts at
+// each thread's next publish, whatever the load (carriers saturated by CPU-bound virtual threads,
+// or pinned), with no thread of the shim's having to run. Only the shims whose class loader got the
+// natives are told: another would call natives it does not have.
 #ifndef VTCTX_AGENT_SHIM_LINK_H_
 #define VTCTX_AGENT_SHIM_LINK_H_
 
@@ -20,14 +17,12 @@
 namespace vtctx {
 
 struct ShimLinkOutcome {
-  int shims = 0;      // initialized AgentLink classes at the call
+  int shims = 0;      // AgentLink classes told
   std::string error;  // empty, or why the shims cannot be told
 };
 
-// If any shim has looked for the agent (an AgentNatives class is loaded), starts the thread that,
-// once the natives link, sets `active` in every initialized io.vtctx.internal.AgentLink class (one
-// per class loader that has the shim). A class not initialized by then needs nothing: its first
-// probe finds the agent. Call from Agent_OnAttach once the agent is active.
+// Sets `active` in every initialized io.vtctx.internal.AgentLink class whose loader's AgentNatives
+// has the natives. A class not initialized yet needs nothing: its first probe finds the agent.
 ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni);
 
 }  // namespace vtctx

@@ -16,11 +16,12 @@
 #include "loadReport.h"
 #include "loadedWriters.h"
 #include "log.h"
+#include "maintenance.h"
 #include "otelThreadContext.h"
-#include "poolTrimmer.h"
 #include "processContextInit.h"
 #include "readerResync.h"
 #include "shimLink.h"
+#include "shimNatives.h"
 #include "stats.h"
 #include "threadState.h"
 #include "vtctx/version.h"
@@ -84,14 +85,16 @@ std::string OpenJvmti(JavaVM* vm, jvmtiEnv** out, MountEventIndexes* indexes) {
   return {};
 }
 
-// A late attach: shims that found no agent earlier publish from their threads' next publish on.
-// Returns a few words for the "active" line.
-std::string TellShims(JavaVM* vm, jvmtiEnv* jvmti) {
+// A late attach: binds the natives of the shims the agent serves, then tells those that found no
+// agent earlier: they publish from their threads' next publish on. Returns a few words for the
+// "active" line.
+std::string BindAndTellShims(JavaVM* vm, jvmtiEnv* jvmti, const Options& options) {
   JNIEnv* jni = nullptr;
   ShimLinkOutcome outcome;
   if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) != JNI_OK) {
     outcome.error = "no JNI environment";
   } else {
+    BindShimNatives(jvmti, jni, options.shim_loaders);
     outcome = TellShimsAgentActive(jvmti, jni);
   }
   if (!outcome.error.empty()) {
@@ -108,7 +111,7 @@ std::string TellShims(JavaVM* vm, jvmtiEnv* jvmti) {
 // Returns "" once the agent is active, else the reason (one line) it cannot run. Every check that
 // can fail runs before anything is published, and a failure leaves no JVMTI environment, callback
 // or open file behind (HotSpot unloads the library after a failed Agent_OnAttach).
-std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
+std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string& options_text) {
   // One writer per process: a second copy would split readers and the shim between two
   // otel_thread_ctx_v1 variables (and two process contexts).
   if (const OtherWriter other = FindOtherThreadContextWriter(); !other.path.empty()) {
@@ -155,16 +158,19 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late) {
   }
   // OTEP 4719: tells readers our records' schema and attribute names. Thread context works without
   // it (trace and span ids are readable), so a failure is reported but does not stop the agent.
-  ProcessContextOutcome context = PublishProcessContextOnce(jvmti, agent.options);
+  ProcessContextOutcome context =
+      PublishProcessContextOnce(jvmti, agent.options, late ? "attached" : "startup", options_text);
   if (!context.error.empty()) LogError("process context not published: %s", context.error.c_str());
   // The natives hand out records from here on, only once every event that repoints a carrier is on.
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
   // Threads of ours only once nothing can fail: a failed attach unloads the library.
-  if (!StartPoolTrimmer(*pool)) {
-    LogError("cannot start the pool trimmer thread; idle records keep their memory");
+  if (!StartMaintenance(vm, *pool)) {
+    LogError(
+        "cannot start the maintenance thread; idle records keep their memory, and records Java "
+        "held a view of stay out of the pool");
   }
   std::string shims;
-  if (late) shims = TellShims(vm, jvmti);
+  if (late) shims = BindAndTellShims(vm, jvmti, agent.options);
   // Last: the process context is published and the TLS descriptor bound, so the resynchronisation
   // this provokes reads both. Not needed at startup: libvtctx.so is mapped before libjava and the
   // JVM's later libraries, and the code the JVM then runs in them makes such profilers resync.
@@ -220,9 +226,10 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   OptionsParseResult parsed = ParseOptions(options);
   agent.options = parsed.options;
   SetLogLevel(agent.options.log);
-  std::string error = parsed.ok() ? Activate(vm, agent, late) : parsed.error;
+  const std::string options_text = WithoutReport(options);
+  std::string error = parsed.ok() ? Activate(vm, agent, late, options_text) : parsed.error;
   if (error.empty()) {
-    ActiveOptions() = WithoutReport(options);
+    ActiveOptions() = options_text;
     ReportLoad(agent.options.report_path, ActiveLine(agent, late ? "attached" : "startup"));
     return JNI_OK;
   }

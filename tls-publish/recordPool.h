@@ -22,6 +22,7 @@
 #ifndef VTCTX_TLS_PUBLISH_RECORD_POOL_H_
 #define VTCTX_TLS_PUBLISH_RECORD_POOL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -123,7 +124,27 @@ class RecordPool {
   // policy still holds.
   void EnableTrimRequests() { trim_requests_enabled_.store(true, std::memory_order_relaxed); }
   void WaitForTrimRequest() const { trim_requested_.wait(0, std::memory_order_acquire); }
+  bool TrimRequested() const { return trim_requested_.load(std::memory_order_acquire) != 0; }
   uint64_t TrimIfWanted();
+
+  // A word beside each record for its holder's bookkeeping while the record is taken (the agent
+  // keeps the Java view of a record there: agent/recordViews.h). Zero for a record that comes from
+  // Take(); it must be zero again when the record is returned. Lives in the side reservation,
+  // committed with the record's slab and given back with it by Trim().
+  std::atomic<uint64_t>& Holder(const ThreadContextRecord* record) const {
+    return holders_[IndexOf(record) - 1];
+  }
+  // Calls f(record, holder word value) for every record whose holder word is not zero. Reads only
+  // the side array (a maintenance thread's sweep; concurrent Take/Return are fine).
+  template <typename F>
+  void ForEachHeld(F&& f) const {
+    const uint64_t carved =
+        std::min<uint64_t>(carved_.load(std::memory_order_acquire), reserved_records_);
+    for (uint64_t k = 0; k < carved; ++k) {
+      const uint64_t v = holders_[k].load(std::memory_order_acquire);
+      if (v != 0) f(At(static_cast<uint32_t>(k + 1)), v);
+    }
+  }
 
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_bytes_; }
   // The reservation: records are taken from its start upwards (freed ones are reused first).
@@ -224,11 +245,13 @@ class RecordPool {
   char* base_ = nullptr;
   size_t reserved_bytes_ = 0;
   uint64_t reserved_records_ = 0;
-  // Side reservation: links_[reserved_records_], then chunk_links_[reserved chunks]; committed
-  // with the slabs they describe.
+  // Side reservation: links_[reserved_records_], holders_[reserved_records_] (the same page
+  // geometry: 8 bytes per record each), then chunk_links_[reserved chunks]; committed with the
+  // slabs they describe.
   char* side_ = nullptr;
   size_t side_bytes_ = 0;
   FreeLink* links_ = nullptr;
+  std::atomic<uint64_t>* holders_ = nullptr;
   uint32_t* chunk_links_ = nullptr;
 
   TaggedIndexStack<BatchLink> free_batches_{BatchLink{this}};

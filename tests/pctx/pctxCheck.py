@@ -176,15 +176,22 @@ def decode(pb, payload):
         check(value.WhichOneof("value") == "string_value", "resource %r is not a string" % key)
         resource[key] = value.string_value
     writer_version = None
+    writer = {}
     for kv in reading.message.extra_attributes:
-        if kv.key == "vtctx.version":
-            check(kv.value.WhichOneof("value") == "string_value", "vtctx.version not a string")
-            writer_version = kv.value.string_value
+        if kv.key in ("vtctx.version", "vtctx.load", "vtctx.options"):
+            check(kv.value.WhichOneof("value") == "string_value", "%s not a string" % kv.key)
+            writer[kv.key] = kv.value.string_value
+            if kv.key == "vtctx.version":
+                writer_version = kv.value.string_value
         else:
             check(kv.key in (SCHEMA_VERSION_KEY, KEY_MAP_KEY),
                   "unexpected extra attribute %r" % kv.key)
     check(writer_version == vtctx_version,
           "vtctx.version is %r, the project's %r" % (writer_version, vtctx_version))
+    check(writer.get("vtctx.load") in ("startup", "attached"),
+          "vtctx.load is %r" % writer.get("vtctx.load"))
+    check("vtctx.options" in writer and "report=" not in writer["vtctx.options"],
+          "vtctx.options is %r" % writer.get("vtctx.options"))
     check(reading.supported, "threadlocal.schema_version is %r" % reading.schema)
     check(reading.key_map == "ok", "threadlocal.attribute_key_map is %s" % reading.key_map)
     return resource, reading.schema, reading.keys if reading.key_map == "ok" else None

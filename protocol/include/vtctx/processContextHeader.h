@@ -45,6 +45,10 @@
 #define VTCTX_PCTX_THREADLOCAL_SCHEMA_VERSION "tlsdesc_v1_dev"
 /* vtctx's own extra attribute: the vtctx version whose agent published the context. */
 #define VTCTX_PCTX_KEY_VTCTX_VERSION "vtctx.version"
+/* How the agent was loaded: "startup" (-agentpath) or "attached" (a late attach). */
+#define VTCTX_PCTX_KEY_VTCTX_LOAD "vtctx.load"
+/* The agent's options as given at that load (without report=). */
+#define VTCTX_PCTX_KEY_VTCTX_OPTIONS "vtctx.options"
 
 /* Record attribute key indexes are u8; we hand out 0..254 (255 keys at most). */
 #define VTCTX_PCTX_MAX_ATTRIBUTE_KEYS 255

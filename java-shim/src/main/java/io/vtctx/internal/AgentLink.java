@@ -55,8 +55,10 @@ public final class AgentLink {
     try {
       return AgentNatives.isActive() ? null : "agent libvtctx.so is loaded but not active";
     } catch (LinkageError e) {
-      // UnsatisfiedLinkError: the natives live in the agent library, which is not loaded.
-      return "agent libvtctx.so is not loaded";
+      // UnsatisfiedLinkError: the agent, which binds the natives itself, is not loaded, or does
+      // not serve this class loader's copy of the shim (agent option shim_loaders).
+      return "agent libvtctx.so is not loaded (or serves only the shim on the class path or"
+          + " module path: shim_loaders=any serves this class loader's copy too)";
     }
   }
 }

@@ -1,0 +1,26 @@
+// The agent's maintenance thread ("vtctx-maintenance", not a JVM thread until it needs JNI): the
+// slow work no event may do. Once a second it
+//   - trims the record pool when a spill asked for it (RecordPool::Trim(): a trim walks every free
+//     record and zaps pages, milliseconds for a million records; in an event it would stall a
+//     carrier). The request waits a tick: a burst of thread ends finishes first, and there is at
+//     most one trim per second;
+//   - returns records whose thread ended while Java held their view, once the view is collected
+//     (recordViews.h); for that it attaches itself to the JVM as a daemon thread, the first time
+//     there is such a record.
+// A tick with nothing to do costs a few loads.
+#ifndef VTCTX_AGENT_MAINTENANCE_H_
+#define VTCTX_AGENT_MAINTENANCE_H_
+
+#include <jni.h>
+
+#include "recordPool.h"
+
+namespace vtctx {
+
+// Starts the thread (once per process; later calls return its first result). False if it could not
+// be created: the pool then keeps its memory, and records held by views stay out of it.
+bool StartMaintenance(JavaVM* vm, RecordPool& pool);
+
+}  // namespace vtctx
+
+#endif  // VTCTX_AGENT_MAINTENANCE_H_

@@ -1,0 +1,55 @@
+#include "recordViews.h"
+
+namespace vtctx {
+namespace {
+
+std::atomic<uint64_t> g_awaiting{0};
+
+jweak WeakOf(uint64_t holder) { return reinterpret_cast<jweak>(holder & ~kHolderThreadEnded); }
+
+}  // namespace
+
+jobject RecordView(JNIEnv* jni, RecordPool& pool, ThreadContextRecord* record) {
+  std::atomic<uint64_t>& holder = pool.Holder(record);
+  // Only the record's own thread calls this, and only while it lives (the end events run after
+  // it): nobody else writes the word meanwhile.
+  if (const uint64_t known = holder.load(std::memory_order_relaxed); known != 0) {
+    if (jobject view = jni->NewLocalRef(WeakOf(known))) return view;
+    // Collected while its thread lives (the shim dropped its cache): a new view replaces it.
+    jni->DeleteWeakGlobalRef(WeakOf(known));
+    holder.store(0, std::memory_order_relaxed);
+  }
+  jobject view = jni->NewDirectByteBuffer(record, static_cast<jlong>(pool.record_size()));
+  jweak weak = view != nullptr ? jni->NewWeakGlobalRef(view) : nullptr;
+  if (weak == nullptr) {
+    jni->ExceptionClear();  // OutOfMemoryError: no view, the thread publishes nothing
+    if (view != nullptr) jni->DeleteLocalRef(view);
+    return nullptr;
+  }
+  // Release: a sweeper that sees the end flag later sees the reference too.
+  holder.store(reinterpret_cast<uint64_t>(weak), std::memory_order_release);
+  return view;
+}
+
+uint64_t RecordsAwaitingViews() { return g_awaiting.load(std::memory_order_relaxed); }
+
+void NoteRecordAwaitingView() { g_awaiting.fetch_add(1, std::memory_order_relaxed); }
+
+uint64_t SweepRecordViews(JNIEnv* jni, RecordPool& pool, RecordCache& cache) {
+  uint64_t returned = 0;
+  pool.ForEachHeld([&](ThreadContextRecord* record, uint64_t holder) {
+    if ((holder & kHolderThreadEnded) == 0) return;  // its thread still runs
+    jweak weak = WeakOf(holder);
+    if (!jni->IsSameObject(weak, nullptr)) return;  // the view is still reachable
+    // Only this thread writes an ended holder word: no race with the end events or the owner.
+    pool.Holder(record).store(0, std::memory_order_relaxed);
+    jni->DeleteWeakGlobalRef(weak);
+    pool.Return(cache, record);
+    ++returned;
+  });
+  pool.Flush(cache);
+  if (returned != 0) g_awaiting.fetch_sub(returned, std::memory_order_relaxed);
+  return returned;
+}
+
+}  // namespace vtctx
