@@ -28,6 +28,7 @@ constexpr FlagSpec kAttachFlags[] = {
 constexpr absl::string_view kTextFormats[] = {"text", "json"};
 constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded", "pprof", "svg"};
 constexpr double kDefaultAttachTimeoutS = 10;
+constexpr double kMaxAttachTimeoutS = 3600;  // an hour: anything longer is a typo
 
 // --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
 // --attach are a usage error.
@@ -229,6 +230,10 @@ absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
   if (!pid.ok()) return pid.status();
   absl::StatusOr<double> timeout = parsed.Seconds("timeout");
   if (!timeout.ok()) return timeout.status();
+  if (*timeout > kMaxAttachTimeoutS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--timeout ", *timeout, ": at most ", kMaxAttachTimeoutS, " seconds"));
+  }
   options.pid = *pid;
   options.load.agent_path = parsed.Get("agent");
   options.load.agent_options = parsed.Get("options");

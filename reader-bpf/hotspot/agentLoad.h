@@ -1,15 +1,20 @@
 // Loading the vtctx agent into a running HotSpot JVM and reading back what the agent made of it:
 // `vtctx-reader attach`, and `--attach` on resolve, syscalls and profile.
 //
-//   check the target (jvmProcess.h: HotSpot, Java 21+, attach enabled) -> the agent already
-//   loaded? load that same file again (the agent answers "already active" with its state) ->
-//   else make the agent file visible in the target's mount namespace (a copy in its /tmp when the
-//   path does not lead to the same file there: a container) -> create a report file in the
-//   target's /tmp -> HotSpot "load <agent> true <options>,report=<file>" (hotspotAttach.h) ->
-//   read the agent's one line (agent/loadReport.h) -> remove the report file.
+//   check the target (jvmProcess.h: HotSpot, Java 21+, attach enabled) -> a thread-context writer
+//   there already? vtctx (its process context says so): report it and load nothing; another
+//   writer: refuse (one per process) -> start the attach listener (hotspotAttach.h) -> in the
+//   target's view and with its credentials (targetView.h), one child: the agent's path (the one
+//   given, when it leads there to the same file and only root or the JVM's user can change it
+//   on the way; else a private copy: a new 0700 directory in the target's /tmp holding a 0500
+//   file, created exclusively by the JVM's user and checked with fstat), a report file created
+//   exclusively there, HotSpot "load <agent> true <options>,report=<file>", the report read back
+//   through the descriptor that created it (at most 4 KiB), the report removed; on failure the
+//   copy too -> the agent's file mapped in the target (device and inode), or the answer was not
+//   the agent's.
 //
-// The JVM itself only says whether Agent_OnAttach returned 0; the report carries the agent's
-// state or its reason, which HotSpot prints only on the target's stderr.
+// No path the target names is ever handed to a JVM or read by root. What the target says (the
+// JVM's answer, the agent's report) is printed through Printable().
 #ifndef VTCTX_READER_AGENT_LOAD_H_
 #define VTCTX_READER_AGENT_LOAD_H_
 
@@ -38,7 +43,7 @@ struct AgentReport {
 // InvalidArgument for a line that is not a report.
 absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view line);
 // One line for the user, e.g. "vtctx 0.1.0 active (attached now; Java 25.0.1; 64-byte records,
-// 3 handed out; bind=mount; options 'log=info')".
+// 3 handed out; bind=mount; options 'log=info')"; every value through Printable().
 std::string DescribeAgentReport(const AgentReport& report);
 
 // The agent installed beside the reader whose executable is `exe`: <dir>/../lib/libvtctx.so (the
@@ -49,9 +54,12 @@ std::string AgentBesideReader(const std::string& exe);
 std::string DefaultAgentPath();
 
 // Loads the agent into `target`. OK with the agent's report when the agent is active (newly, or
-// already). Errors: Unimplemented (not HotSpot, Java < 21, attach disabled, SIGQUIT not handled),
-// PermissionDenied, DeadlineExceeded (no listener or no reply in time), Aborted (the agent stays
-// inactive: its reason; or the JVM could not load it: the JVM's words), NotFound (target gone).
+// already: then fields come from its process context and nothing is loaded). Errors:
+// Unimplemented (not HotSpot, Java < 21, attach disabled, SIGQUIT not handled, another
+// thread-context writer loaded), PermissionDenied, DeadlineExceeded (no listener or no reply in
+// time), Aborted (the agent stays inactive: its reason; or the JVM could not load it: the JVM's
+// words; or the answer was not the agent's), NotFound (target gone), FailedPrecondition (no place
+// in the target's /tmp that only its user can change).
 absl::StatusOr<AgentReport> LoadAgent(const TargetProcess& target, const AgentLoadOptions& options);
 
 // --attach of resolve, syscalls and profile: with `options`, LoadAgent and one stderr line saying

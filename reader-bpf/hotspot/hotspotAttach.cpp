@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,148 +18,155 @@
 #include "absl/strings/str_format.h"
 #include "target/errnoStatus.h"
 #include "target/monotonicClock.h"
+#include "target/untrustedText.h"
 
 namespace vtctx::reader {
 namespace {
 
 constexpr int kSocketPollMs = 20;           // how often the socket's appearance is checked
+constexpr int kConnectRetryMs = 10;         // a full backlog: how often connect is retried
 constexpr size_t kArgumentMaxBytes = 1024;  // protocol version 1's limit per argument
+constexpr double kViewMarginSeconds = 2;    // the view's own deadline, past the operation's
 
-// Sends SIGQUIT to the held process (by pidfd: never to a process that reused the pid).
-bool SendQuit(const TargetProcess& target) {
-#ifdef SYS_pidfd_send_signal
-  if (target.exit_fd() >= 0) {
-    return syscall(SYS_pidfd_send_signal, target.exit_fd(), SIGQUIT, nullptr, 0) == 0;
-  }
-#endif
-  return kill(target.pid(), SIGQUIT) == 0;
-}
+std::string SocketPath(pid_t nspid) { return absl::StrCat("/tmp/.java_pid", nspid); }
 
-// The socket exists and belongs to the JVM's user: a socket another user planted is not used.
+// The socket exists, is not a symlink and belongs to the JVM's user (in the view).
 bool SocketReady(const std::string& path, uid_t owner) {
   struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == owner;
+  return lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == owner;
 }
 
-// Creates the trigger file in the target's working directory, else in its /tmp. Returns its path,
-// or "" if neither could be created.
-std::string CreateTrigger(const TargetProcess& target, const JvmProcess& jvm) {
-  const std::string name = absl::StrCat("/.attach_pid", jvm.status.nspid);
-  for (const std::string& dir : {target.dir() + "/cwd", jvm.root + "/tmp"}) {
-    const std::string path = dir + name;
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+// Sends SIGQUIT to the held process (by pidfd: never to a process that reused the pid).
+bool SendQuit(const ViewSession& session) {
+#ifdef SYS_pidfd_send_signal
+  if (session.target_pidfd() >= 0) {
+    return syscall(SYS_pidfd_send_signal, session.target_pidfd(), SIGQUIT, nullptr, 0) == 0;
+  }
+#endif
+  return kill(session.target_pid(), SIGQUIT) == 0;
+}
+
+bool TargetExited(const ViewSession& session) {
+  if (session.target_pidfd() < 0) return kill(session.target_pid(), 0) != 0 && errno == ESRCH;
+  pollfd p{session.target_pidfd(), POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
+}
+
+// Creates the trigger file in the target's working directory, else in its /tmp; returns its path
+// in the view ("" if neither could be created). A trigger already there of the JVM's user does
+// as well (and is left where it is).
+std::string CreateTrigger(ViewSession& session, pid_t nspid, bool* created) {
+  const std::string name = absl::StrCat(".attach_pid", nspid);
+  std::string cwd_name;
+  if (fchdir(session.cwd_fd()) == 0) cwd_name = name;  // relative to the target's cwd
+  for (const std::string& path : {cwd_name, "/tmp/" + name}) {
+    if (path.empty()) continue;
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
       close(fd);
+      *created = true;
+      session.RemoveUnlessKept(path);
+      return path;
+    }
+    struct stat st {};
+    if (errno == EEXIST && lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == session.uid()) {
+      *created = false;
       return path;
     }
   }
   return "";
 }
 
-// Starts the attach listener (the handshake above) and waits for `socket`.
-absl::Status StartListener(const TargetProcess& target, const JvmProcess& jvm,
-                           const std::string& socket, double timeout_s) {
-  if (!jvm.status.catches_sigquit || jvm.status.ignores_sigquit) {
-    return absl::UnimplementedError(absl::StrCat(
-        "pid ", jvm.pid,
-        " does not handle SIGQUIT (a JVM started with -Xrs?), the signal that starts HotSpot's "
-        "attach listener: load the agent at startup (-agentpath:/path/to/libvtctx.so)"));
-  }
-  const std::string trigger = CreateTrigger(target, jvm);
+// In the view: starts the listener and waits for its socket (the handshake in the header).
+absl::StatusOr<std::string> StartListener(ViewSession& session, pid_t pid, pid_t nspid,
+                                          double timeout_s) {
+  const std::string socket = SocketPath(nspid);
+  if (SocketReady(socket, session.uid())) return std::string("up");
+  bool created = false;
+  const std::string trigger = CreateTrigger(session, nspid, &created);
   if (trigger.empty()) {
-    return ErrnoStatus(errno, absl::StrCat("creating .attach_pid", jvm.status.nspid, " in pid ",
-                                           jvm.pid, "'s working directory or /tmp"));
+    return ErrnoStatus(errno, absl::StrCat("creating .attach_pid", nspid, " in pid ", pid,
+                                           "'s working directory or /tmp"));
   }
   const double start = MonotonicSeconds();
   bool resent = false;
   absl::Status result = absl::OkStatus();
-  if (!SendQuit(target)) result = ErrnoStatus(errno, absl::StrCat("SIGQUIT to pid ", jvm.pid));
-  while (result.ok() && !SocketReady(socket, jvm.status.euid)) {
+  if (!SendQuit(session)) result = ErrnoStatus(errno, absl::StrCat("SIGQUIT to pid ", pid));
+  while (result.ok() && !SocketReady(socket, session.uid())) {
     const double waited = MonotonicSeconds() - start;
-    if (target.Exited()) {
-      result = absl::NotFoundError(absl::StrCat("pid ", jvm.pid, " exited during the attach"));
+    if (TargetExited(session)) {
+      result = absl::NotFoundError(absl::StrCat("pid ", pid, " exited during the attach"));
     } else if (waited >= timeout_s) {
       result = absl::DeadlineExceededError(absl::StrFormat(
           "pid %d did not start its attach listener within %.1f s (a JVM still starting, or "
           "too busy to reach a safepoint?); retry, or give more time with --timeout",
-          jvm.pid, timeout_s));
+          pid, timeout_s));
     } else if (!resent && waited >= timeout_s / 2) {
       resent = true;  // a JVM that was still initialising its signal handling gets a second one
-      SendQuit(target);
+      SendQuit(session);
     } else {
       poll(nullptr, 0, kSocketPollMs);
     }
   }
-  unlink(trigger.c_str());
-  return result;
-}
-
-absl::Status SendAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus(errno, "writing to the attach socket");
-    done += static_cast<size_t>(n);
+  if (created) {
+    unlink(trigger.c_str());
+    session.Keep(trigger);
   }
-  return absl::OkStatus();
+  if (!result.ok()) return result;
+  return std::string("started");
 }
 
-// Everything the JVM sends until it closes the connection, within `timeout_s`.
-absl::StatusOr<std::string> ReceiveAll(int fd, pid_t pid, double timeout_s) {
-  std::string out;
-  char buffer[8192];
-  const double deadline = MonotonicSeconds() + timeout_s;
+int MillisLeft(double deadline) {
+  const double left = deadline - MonotonicSeconds();
+  return left <= 0 ? 0 : static_cast<int>(std::min(left, 3600.0) * 1000) + 1;
+}
+
+// Waits for `events` on `fd` until `deadline`; false when it passed.
+bool WaitFor(int fd, short events, double deadline) {
   for (;;) {
-    const double left = deadline - MonotonicSeconds();
-    pollfd p{fd, POLLIN, 0};
-    const int ready = left > 0 ? poll(&p, 1, static_cast<int>(left * 1000) + 1) : 0;
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      return absl::DeadlineExceededError(absl::StrFormat(
-          "pid %d did not answer its attach operation within %.0f s", pid, timeout_s));
+    const int ms = MillisLeft(deadline);
+    if (ms == 0) return false;
+    pollfd p{fd, events, 0};
+    const int ready = poll(&p, 1, ms);
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) return false;
+  }
+}
+
+absl::Status Connect(int fd, const std::string& path, pid_t pid, double deadline,
+                     const std::string& within) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  for (;;) {
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) {
+      return absl::OkStatus();
     }
-    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus(errno, "reading the attach socket");
-    if (n == 0) return out;
-    out.append(buffer, static_cast<size_t>(n));
+    const int err = errno;
+    if (err == EINTR) continue;
+    if (err == EAGAIN) {  // the listener's backlog is full: it is not accepting
+      if (MillisLeft(deadline) == 0) {
+        return absl::DeadlineExceededError(
+            absl::StrCat("pid ", pid, " did not accept the attach connection ", within,
+                         " (its listener is stuck: a JVM stopped, or at a safepoint for long?)"));
+      }
+      poll(nullptr, 0, kConnectRetryMs);
+      continue;
+    }
+    if (err == EACCES || err == EPERM) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("no permission to connect to pid ", pid,
+                       "'s attach socket: run as root or as the JVM's user"));
+    }
+    return ErrnoStatus(err, absl::StrCat("connecting to pid ", pid, "'s attach socket"));
   }
 }
 
 }  // namespace
 
-TargetCredentials::TargetCredentials(const ProcStatus& target) {
-  if (geteuid() != 0 || (target.euid == 0 && target.egid == getegid())) return;
-  old_egid_ = getegid();
-  // Group first: once the uid is not root any more, the gid cannot be changed.
-  ok_ = setegid(target.egid) == 0 && seteuid(target.euid) == 0;
-  switched_ = true;
-}
-
-TargetCredentials::~TargetCredentials() {
-  if (!switched_) return;
-  // Back to root; cannot fail for a process whose saved uid is 0.
-  if (seteuid(0) != 0 || setegid(old_egid_) != 0) abort();
-}
-
-absl::StatusOr<HotSpotAttach> HotSpotAttach::Open(const TargetProcess& target,
-                                                  const JvmProcess& jvm, double timeout_s) {
-  std::string socket = absl::StrCat(jvm.root, "/tmp/.java_pid", jvm.status.nspid);
-  if (socket.size() >= sizeof(sockaddr_un{}.sun_path)) {
-    return absl::InternalError(absl::StrCat("attach socket path too long: ", socket));
-  }
-  TargetCredentials as_target(jvm.status);
-  if (!as_target.ok()) return ErrnoStatus(errno, "taking the target's uid and gid");
-  if (!SocketReady(socket, jvm.status.euid)) {
-    if (absl::Status s = StartListener(target, jvm, socket, timeout_s); !s.ok()) return s;
-  }
-  return HotSpotAttach(jvm.pid, jvm.status, std::move(socket));
-}
-
-absl::StatusOr<AttachReply> HotSpotAttach::Execute(absl::string_view command,
-                                                   const std::array<std::string, 3>& args,
-                                                   double timeout_s) const {
+absl::StatusOr<std::string> AttachRequest(absl::string_view command,
+                                          const std::array<std::string, 3>& args) {
   std::string request = absl::StrCat("1", std::string(1, '\0'), command, std::string(1, '\0'));
   for (const std::string& arg : args) {
     if (arg.size() > kArgumentMaxBytes) {
@@ -167,36 +175,119 @@ absl::StatusOr<AttachReply> HotSpotAttach::Execute(absl::string_view command,
     }
     absl::StrAppend(&request, arg, std::string(1, '\0'));
   }
-  TargetCredentials as_target(status_);
-  if (!as_target.ok()) return ErrnoStatus(errno, "taking the target's uid and gid");
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  return request;
+}
+
+absl::StatusOr<AttachReply> ParseAttachReply(pid_t pid, absl::string_view reply) {
+  const size_t newline = reply.find('\n');
+  AttachReply out;
+  if (!absl::SimpleAtoi(reply.substr(0, newline), &out.code)) {
+    return absl::InvalidArgumentError(absl::StrCat("pid ", pid, " answered the attach with '",
+                                                   Printable(reply.substr(0, 80)), "'"));
+  }
+  out.output = newline == absl::string_view::npos ? "" : std::string(reply.substr(newline + 1));
+  return out;
+}
+
+absl::StatusOr<std::string> ExchangeInView(const ViewSession& session, pid_t nspid,
+                                           const std::string& request, double deadline) {
+  const pid_t pid = session.target_pid();
+  const std::string path = SocketPath(nspid);
+  const std::string within = absl::StrFormat("within %.0f s", deadline - MonotonicSeconds());
+  if (!SocketReady(path, session.uid())) {
+    return absl::FailedPreconditionError(absl::StrCat("pid ", pid, "'s attach socket ", path,
+                                                      " is gone or not a socket of its user"));
+  }
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return ErrnoStatus(errno, "socket");
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
-  absl::StatusOr<std::string> reply;
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    const int err = errno;
-    reply = err == EACCES || err == EPERM
-                ? absl::PermissionDeniedError(
-                      absl::StrCat("no permission to connect to pid ", pid_,
-                                   "'s attach socket: run as root or as the JVM's user"))
-                : ErrnoStatus(err, absl::StrCat("connecting to pid ", pid_, "'s attach socket"));
-  } else if (absl::Status sent = SendAll(fd, request); !sent.ok()) {
-    reply = sent;
-  } else {
-    reply = ReceiveAll(fd, pid_, timeout_s);
+  auto fail = [fd](absl::Status s) {
+    close(fd);
+    return s;
+  };
+  if (absl::Status s = Connect(fd, path, pid, deadline, within); !s.ok()) return fail(s);
+  ucred peer{};
+  socklen_t peer_size = sizeof peer;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0) {
+    return fail(ErrnoStatus(errno, "SO_PEERCRED"));
+  }
+  if (peer.pid != pid || peer.uid != session.uid()) {
+    return fail(absl::FailedPreconditionError(
+        absl::StrCat("pid ", pid, "'s attach socket is served by pid ", peer.pid, " (uid ",
+                     peer.uid, "), not by the JVM: refusing it")));
+  }
+  for (size_t done = 0; done < request.size();) {
+    const ssize_t n = send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      if (!WaitFor(fd, POLLOUT, deadline)) {
+        return fail(absl::DeadlineExceededError(
+            absl::StrCat("pid ", pid, " did not read its attach operation ", within)));
+      }
+      continue;
+    }
+    if (n < 0) return fail(ErrnoStatus(errno, "writing to the attach socket"));
+    done += static_cast<size_t>(n);
+  }
+  std::string out;
+  char buffer[8192];
+  for (;;) {
+    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      if (!WaitFor(fd, POLLIN, deadline)) {
+        return fail(absl::DeadlineExceededError(
+            absl::StrCat("pid ", pid, " did not answer its attach operation ", within)));
+      }
+      continue;
+    }
+    if (n < 0) return fail(ErrnoStatus(errno, "reading the attach socket"));
+    if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > kMaxAttachReplyBytes) {
+      return fail(absl::ResourceExhaustedError(
+          absl::StrCat("pid ", pid, " answered its attach operation with more than ",
+                       kMaxAttachReplyBytes, " bytes")));
+    }
+    out.append(buffer, static_cast<size_t>(n));
   }
   close(fd);
-  if (!reply.ok()) return reply.status();
-  const size_t newline = reply->find('\n');
-  AttachReply out;
-  if (!absl::SimpleAtoi(reply->substr(0, newline), &out.code)) {
-    return absl::InternalError(
-        absl::StrCat("pid ", pid_, " answered the attach with '", reply->substr(0, 80), "'"));
-  }
-  out.output = newline == std::string::npos ? "" : reply->substr(newline + 1);
   return out;
+}
+
+absl::StatusOr<HotSpotAttach> HotSpotAttach::Open(const TargetProcess& target,
+                                                  const JvmProcess& jvm, double timeout_s) {
+  absl::StatusOr<TargetView> view = TargetView::Open(target, jvm.status.euid, jvm.status.egid);
+  if (!view.ok()) return view.status();
+  const pid_t pid = jvm.pid;
+  const pid_t nspid = jvm.status.nspid;
+  const bool sigquit = jvm.status.catches_sigquit && !jvm.status.ignores_sigquit;
+  absl::StatusOr<std::string> up = view->Run(
+      "starting the attach listener", timeout_s + kViewMarginSeconds, 16,
+      [&](ViewSession& session) -> absl::StatusOr<std::string> {
+        if (!sigquit && !SocketReady(SocketPath(nspid), session.uid())) {
+          return absl::UnimplementedError(absl::StrCat(
+              "pid ", pid,
+              " does not handle SIGQUIT, the signal that starts HotSpot's attach listener, and "
+              "has none running: load the agent at startup (-agentpath:/path/to/libvtctx.so)"));
+        }
+        return StartListener(session, pid, nspid, timeout_s);
+      });
+  if (!up.ok()) return up.status();
+  return HotSpotAttach(*std::move(view), pid, nspid);
+}
+
+absl::StatusOr<AttachReply> HotSpotAttach::Execute(absl::string_view command,
+                                                   const std::array<std::string, 3>& args,
+                                                   double timeout_s) const {
+  absl::StatusOr<std::string> request = AttachRequest(command, args);
+  if (!request.ok()) return request.status();
+  const pid_t nspid = nspid_;
+  absl::StatusOr<std::string> reply =
+      view_.Run(absl::StrCat("attach operation ", command), timeout_s + kViewMarginSeconds,
+                kMaxAttachReplyBytes, [&](ViewSession& session) {
+                  return ExchangeInView(session, nspid, *request, MonotonicSeconds() + timeout_s);
+                });
+  if (!reply.ok()) return reply.status();
+  return ParseAttachReply(pid_, *reply);
 }
 
 }  // namespace vtctx::reader

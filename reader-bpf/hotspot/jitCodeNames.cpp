@@ -1,15 +1,21 @@
 #include "hotspot/jitCodeNames.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "target/boundedFile.h"
+#include "target/untrustedText.h"
 
 namespace vtctx::reader {
 namespace {
+
+// 256 MiB: a million JIT blobs with long names.
+constexpr size_t kMaxPerfMapBytes = 256u << 20;
 
 // The ranges of `table` that overlap [start, start + size) (size 0: one byte).
 template <typename Visit>
@@ -76,15 +82,7 @@ std::unique_ptr<JitCodeNames> JitCodeNames::ForTarget(const TargetProcess& targe
             kUnknownJit, std::string(usable.message()).c_str());
     return nullptr;
   }
-  absl::StatusOr<AttachReply> flag =
-      names->attach_.Execute("printflag", {"PreserveFramePointer", "", ""}, timeout_s);
-  if (flag.ok() && flag->code == 0) {
-    if (absl::StrContains(flag->output, "-XX:-PreserveFramePointer")) {
-      names->preserve_frame_pointer_ = false;
-    } else if (absl::StrContains(flag->output, "-XX:+PreserveFramePointer")) {
-      names->preserve_frame_pointer_ = true;
-    }
-  }
+  names->preserve_frame_pointer_ = names->jvm_.Flag(std::string(kPreserveFramePointer));
   return names;
 }
 
@@ -94,14 +92,19 @@ absl::StatusOr<SymbolTable> JitCodeNames::Snapshot() {
   if (!reply.ok()) return reply.status();
   if (reply->code != 0 || absl::StrContains(reply->output, "Unknown diagnostic command")) {
     return absl::UnimplementedError(
-        absl::StrCat("Compiler.perfmap failed (JDK 17+ has it): ", reply->output.substr(0, 200)));
+        absl::StrCat("Compiler.perfmap failed (JDK 17+ has it): ", Printable(reply->output, 200)));
   }
-  const std::string path = absl::StrCat(jvm_.root, "/tmp/perf-", jvm_.status.nspid, ".map");
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("no ", path, " after Compiler.perfmap"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParsePerfMap(text.str());
+  // The file the JVM just wrote, read in its view as its user (never through /proc/<pid>/root:
+  // a symlink there would resolve in the reader's root).
+  const std::string path = absl::StrCat("/tmp/perf-", jvm_.status.nspid, ".map");
+  absl::StatusOr<std::string> text = attach_.view().Run(
+      "reading the JVM's perf map", timeout_s_, kMaxPerfMapBytes, [&](ViewSession&) {
+        absl::StatusOr<std::string> map = ReadRegularFile(AT_FDCWD, path, kMaxPerfMapBytes);
+        unlink(path.c_str());  // written because the reader asked: nothing is left behind
+        return map;
+      });
+  if (!text.ok()) return text.status();
+  return ParsePerfMap(*text);
 }
 
 void JitCodeNames::Finish() {

@@ -2,8 +2,6 @@
 
 #include <signal.h>
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -11,11 +9,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "target/errnoStatus.h"
-#include "target/procMaps.h"
+#include "target/boundedFile.h"
+#include "target/processMemory.h"
+#include "target/untrustedText.h"
 
 namespace vtctx::reader {
 namespace {
+
+constexpr size_t kMaxStatusBytes = 64 << 10;  // /proc/<pid>/status is ~1.5 KiB
+
+constexpr absl::string_view kInspectedFlags[] = {kDisableAttachMechanism, kPreserveFramePointer};
 
 // The words after "Name:" on the line of `field`, or none.
 std::vector<absl::string_view> FieldWords(absl::string_view text, absl::string_view field) {
@@ -34,32 +37,14 @@ bool HasSigquit(absl::string_view text, absl::string_view field) {
          (mask & (uint64_t{1} << (SIGQUIT - 1))) != 0;
 }
 
-absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return ErrnoStatus(errno, absl::StrCat("read ", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-// HotSpot's perf-data file of the target, found among its mappings (the JVM maps it), read in
-// the target's mount namespace.
-std::optional<HsPerfData> ReadPerfData(const std::vector<Mapping>& maps, const std::string& root,
-                                       pid_t nspid) {
-  const std::string suffix = absl::StrCat("/", nspid);
-  for (const Mapping& m : maps) {
-    if (!absl::StrContains(m.path, "/hsperfdata_") || !absl::EndsWith(m.path, suffix)) continue;
-    absl::StatusOr<std::string> text = ReadText(root + m.path);
-    if (!text.ok()) return std::nullopt;
-    absl::StatusOr<HsPerfData> perf =
-        ParseHsPerfData({reinterpret_cast<const uint8_t*>(text->data()), text->size()});
-    if (perf.ok()) return *std::move(perf);
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
+
+std::optional<bool> JvmProcess::Flag(const std::string& name) const {
+  if (!facts) return std::nullopt;
+  auto it = facts->flags.find(name);
+  if (it == facts->flags.end()) return std::nullopt;
+  return it->second;
+}
 
 absl::StatusOr<ProcStatus> ParseProcStatus(absl::string_view text) {
   ProcStatus out;
@@ -81,8 +66,8 @@ absl::StatusOr<ProcStatus> ParseProcStatus(absl::string_view text) {
 absl::StatusOr<JvmProcess> InspectJvm(const TargetProcess& target) {
   JvmProcess jvm;
   jvm.pid = target.pid();
-  jvm.root = target.dir() + "/root";
-  absl::StatusOr<std::string> status_text = ReadText(target.dir() + "/status");
+  absl::StatusOr<std::string> status_text =
+      ReadKernelFile(target.dir() + "/status", kMaxStatusBytes);
   if (!status_text.ok()) {
     return absl::NotFoundError(absl::StrCat("no such process: ", target.pid()));
   }
@@ -91,13 +76,23 @@ absl::StatusOr<JvmProcess> InspectJvm(const TargetProcess& target) {
   jvm.status = *status;
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
   if (!maps.ok()) return maps.status();
-  for (const Mapping& m : *maps) {
+  jvm.maps = *std::move(maps);
+  for (const Mapping& m : jvm.maps) {
     if (absl::EndsWith(m.path, "/libjvm.so")) jvm.hotspot = true;
     if (absl::StrContains(m.path, "/libj9vm")) jvm.openj9 = true;
   }
   jvm.hotspot = jvm.hotspot && !jvm.openj9;
-  jvm.perf = ReadPerfData(*maps, jvm.root, jvm.status.nspid);
-  if (jvm.perf) jvm.java_version = jvm.perf->strings["java.property.java.version"];
+  if (!jvm.hotspot) return jvm;
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  if (!memory.ok()) return memory.status();
+  absl::StatusOr<VmStructs> vm = OpenVmStructs(target.dir(), jvm.maps, **memory);
+  absl::StatusOr<JvmFacts> facts =
+      vm.ok() ? ReadJvmFacts(**memory, *vm, kInspectedFlags) : vm.status();
+  if (facts.ok()) {
+    jvm.facts = *std::move(facts);
+  } else {
+    jvm.facts_error = Printable(facts.status().message());
+  }
   return jvm;
 }
 
@@ -108,19 +103,16 @@ absl::Status CheckAttachable(const JvmProcess& jvm) {
         jvm.openj9 ? "OpenJ9, whose attach mechanism is another" : "no libjvm.so mapped",
         "): vtctx attaches to HotSpot JDK 21 or newer"));
   }
-  if (const int major = JavaMajorVersion(jvm.java_version); major != 0 && major < 21) {
+  if (jvm.facts && jvm.facts->major != 0 && jvm.facts->major < 21) {
     return absl::UnimplementedError(
-        absl::StrCat("pid ", jvm.pid, " runs Java ", jvm.java_version,
+        absl::StrCat("pid ", jvm.pid, " runs Java ", Printable(jvm.java_version(), 64),
                      ": vtctx needs JDK 21 or newer (virtual threads); run the service on 21+"));
   }
-  if (jvm.perf) {
-    const auto caps = jvm.perf->strings.find("sun.rt.jvmCapabilities");
-    if (caps != jvm.perf->strings.end() && !caps->second.empty() && caps->second[0] == '0') {
-      return absl::UnimplementedError(absl::StrCat(
-          "pid ", jvm.pid,
-          " runs with -XX:+DisableAttachMechanism and takes no attach: restart it without that "
-          "flag, or load the agent at startup (-agentpath:/path/to/libvtctx.so)"));
-    }
+  if (jvm.Flag(std::string(kDisableAttachMechanism)).value_or(false)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "pid ", jvm.pid,
+        " runs with -XX:+DisableAttachMechanism and takes no attach: restart it without that "
+        "flag, or load the agent at startup (-agentpath:/path/to/libvtctx.so)"));
   }
   return absl::OkStatus();
 }

@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -12,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "target/boundedFile.h"
 #include "target/errnoStatus.h"
 
 namespace vtctx::reader {
@@ -127,27 +130,34 @@ absl::Status CollectRelocs(Elf* elf, size_t dynsym_ndx, uint32_t index, ElfTlsEx
   return absl::OkStatus();
 }
 
-absl::StatusOr<ElfTlsExport> Parse(Elf* elf, absl::string_view symbol_name) {
+// The .dynsym section, or null when the file exports nothing.
+absl::StatusOr<Elf_Scn*> DynamicSymbols(Elf* elf) {
+  // The OTEP requires section headers (readers locate .dynsym and the relocations through them).
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
+    if (sh.sh_type == SHT_DYNSYM) return scn;
+  }
+  return nullptr;
+}
+
+absl::Status CheckHeader(Elf* elf, ElfTlsExport& out) {
   if (elf_kind(elf) != ELF_K_ELF) return absl::InvalidArgumentError("not an ELF object");
   if (gelf_getclass(elf) != ELFCLASS64) return absl::InvalidArgumentError("not a 64-bit ELF");
   GElf_Ehdr eh;
   if (gelf_getehdr(elf, &eh) == nullptr) return ElfError("ELF header");
-  ElfTlsExport out;
   out.machine = eh.e_machine;
   out.elf_type = eh.e_type;
-  if (absl::Status s = ReadProgramHeaders(elf, out); !s.ok()) return s;
+  return ReadProgramHeaders(elf, out);
+}
 
-  // The OTEP requires section headers (readers locate .dynsym and the relocations through them).
-  Elf_Scn* scn = nullptr;
-  Elf_Scn* dynsym = nullptr;
-  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
-    if (sh.sh_type == SHT_DYNSYM) {
-      dynsym = scn;
-      break;
-    }
-  }
+absl::StatusOr<ElfTlsExport> Parse(Elf* elf, absl::string_view symbol_name) {
+  ElfTlsExport out;
+  if (absl::Status s = CheckHeader(elf, out); !s.ok()) return s;
+  absl::StatusOr<Elf_Scn*> found = DynamicSymbols(elf);
+  if (!found.ok()) return found.status();
+  Elf_Scn* dynsym = *found;
   if (dynsym == nullptr) return out;  // nothing exported at all
   if (absl::Status s = FindDynamicSymbol(elf, dynsym, symbol_name, out); !s.ok()) return s;
   if (!out.symbol.has_value()) return out;
@@ -156,6 +166,55 @@ absl::StatusOr<ElfTlsExport> Parse(Elf* elf, absl::string_view symbol_name) {
     return s;
   }
   return out;
+}
+
+absl::StatusOr<ElfDynamicSymbols> ParseSymbols(Elf* elf, std::span<const absl::string_view> names) {
+  ElfTlsExport header;
+  if (absl::Status s = CheckHeader(elf, header); !s.ok()) return s;
+  ElfDynamicSymbols out;
+  out.loads = std::move(header.loads);
+  absl::StatusOr<Elf_Scn*> dynsym = DynamicSymbols(elf);
+  if (!dynsym.ok()) return dynsym.status();
+  if (*dynsym == nullptr) return out;
+  GElf_Shdr sh;
+  if (gelf_getshdr(*dynsym, &sh) == nullptr) return ElfError(".dynsym header");
+  Elf_Data* data = elf_getdata(*dynsym, nullptr);
+  if (data == nullptr) return ElfError(".dynsym data");
+  const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  for (size_t i = 1; i < count && out.values.size() < names.size(); ++i) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) return ElfError(".dynsym entry");
+    if (sym.st_name == 0 || sym.st_shndx == SHN_UNDEF) continue;
+    const char* sym_name = elf_strptr(elf, sh.sh_link, sym.st_name);
+    if (sym_name == nullptr) continue;
+    if (std::find(names.begin(), names.end(), sym_name) != names.end()) {
+      out.values.emplace(sym_name, sym.st_value);
+    }
+  }
+  return out;
+}
+
+// Opens `path` for libelf: a regular file (never a FIFO or a device a hostile process mapped).
+// Callers name a target's modules by the kernel's /proc/<pid>/map_files links, which lead to the
+// mapped inode itself whatever the target's paths say, so the last component is followed.
+absl::StatusOr<int> OpenElfFile(const std::string& path) {
+  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
+  const int raw = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (raw < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
+  struct stat st {};
+  if (fstat(raw, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(raw);
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is ", FileKind(st.st_mode), ", not a regular file"));
+  }
+  absl::StatusOr<int> fd = raw;
+  uint8_t head[SELFMAG];
+  if (pread(*fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) ||
+      !LooksLikeElf(head)) {
+    close(*fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
+  }
+  return fd;
 }
 
 }  // namespace
@@ -177,19 +236,35 @@ absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> im
 
 absl::StatusOr<ElfTlsExport> ReadTlsExportFromFile(const std::string& path,
                                                    absl::string_view symbol_name) {
-  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return ErrnoStatus(errno, absl::StrCat("open ", path));
-  }
-  uint8_t head[SELFMAG];
-  if (pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) || !LooksLikeElf(head)) {
-    close(fd);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
-  }
-  ElfHandle handle(elf_begin(fd, ELF_C_READ_MMAP, nullptr), fd);
+  absl::StatusOr<int> fd = OpenElfFile(path);
+  if (!fd.ok()) return fd.status();
+  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
   if (handle.get() == nullptr) return ElfError(path);
   absl::StatusOr<ElfTlsExport> result = Parse(handle.get(), symbol_name);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat(path, ": ", result.status().message()));
+  }
+  return result;
+}
+
+absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromMemory(
+    std::span<const uint8_t> image, std::span<const absl::string_view> names) {
+  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
+  if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
+  ElfHandle handle(
+      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
+  if (handle.get() == nullptr) return ElfError("elf_memory");
+  return ParseSymbols(handle.get(), names);
+}
+
+absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromFile(
+    const std::string& path, std::span<const absl::string_view> names) {
+  absl::StatusOr<int> fd = OpenElfFile(path);
+  if (!fd.ok()) return fd.status();
+  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
+  if (handle.get() == nullptr) return ElfError(path);
+  absl::StatusOr<ElfDynamicSymbols> result = ParseSymbols(handle.get(), names);
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         absl::StrCat(path, ": ", result.status().message()));

@@ -7,6 +7,7 @@
 #define VTCTX_READER_ELF_SYMBOLS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,9 +66,21 @@ bool LooksLikeElf(std::span<const uint8_t> head);
 absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> image,
                                                      absl::string_view symbol_name);
 
-// Parses the ELF file at `path` (mmap'ed read-only, so huge libraries cost little).
+// Parses the ELF file at `path` (mmap'ed read-only, so huge libraries cost little). The path is
+// opened without following a symlink at its last component (map_files links are followed: they
+// are the kernel's) and must be a regular file.
 absl::StatusOr<ElfTlsExport> ReadTlsExportFromFile(const std::string& path,
                                                    absl::string_view symbol_name);
+
+// The values (st_value) of data or function symbols a module exports.
+struct ElfDynamicSymbols {
+  std::vector<LoadSegment> loads;
+  std::map<std::string, uint64_t> values;  // the wanted names that .dynsym defines
+};
+absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromMemory(
+    std::span<const uint8_t> image, std::span<const absl::string_view> names);
+absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromFile(
+    const std::string& path, std::span<const absl::string_view> names);
 
 }  // namespace vtctx::reader
 

@@ -4,11 +4,10 @@
 
 #include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "target/boundedFile.h"
 #include "target/errnoStatus.h"
 
 namespace vtctx::reader {
@@ -81,13 +80,11 @@ absl::StatusOr<std::vector<Mapping>> ReadMaps(pid_t pid) {
 }
 
 absl::StatusOr<std::vector<Mapping>> ReadMapsIn(absl::string_view proc_dir) {
-  const std::string path = absl::StrCat(proc_dir, "/maps");
-  std::ifstream in(path);
-  if (!in) return ErrnoStatus(errno, absl::StrCat("open ", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return ErrnoStatus(errno, absl::StrCat("read ", path));
-  return ParseMaps(buffer.str());
+  // 64 MiB: 65,530 mappings (the default vm.max_map_count) with 1 KiB paths.
+  constexpr size_t kMaxMapsBytes = 64u << 20;
+  absl::StatusOr<std::string> text = ReadKernelFile(absl::StrCat(proc_dir, "/maps"), kMaxMapsBytes);
+  if (!text.ok()) return text.status();
+  return ParseMaps(*text);
 }
 
 std::vector<MappedFile> GroupMappedFiles(const std::vector<Mapping>& maps) {

@@ -4,13 +4,34 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "target/errnoStatus.h"
 
 namespace vtctx::reader {
+
+absl::StatusOr<std::string> MemoryReader::ReadCString(uint64_t address, size_t max_bytes) {
+  constexpr uint64_t kPageBytes = 4096;
+  std::string out;
+  char buffer[kPageBytes];
+  while (out.size() < max_bytes) {
+    const uint64_t at = address + out.size();
+    const size_t chunk = static_cast<size_t>(
+        std::min<uint64_t>(kPageBytes - at % kPageBytes, max_bytes - out.size()));
+    if (absl::Status s = Read(at, buffer, chunk); !s.ok()) return s;
+    if (const void* nul = std::memchr(buffer, '\0', chunk); nul != nullptr) {
+      out.append(buffer, static_cast<size_t>(static_cast<const char*>(nul) - buffer));
+      return out;
+    }
+    out.append(buffer, chunk);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrFormat("a string at 0x%x is longer than %u bytes", address, max_bytes));
+}
 
 absl::StatusOr<std::unique_ptr<ProcessMemory>> ProcessMemory::Open(pid_t pid) {
   absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = OpenIn(absl::StrCat("/proc/", pid));

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -28,6 +29,10 @@ class MemoryReader {
     if (absl::Status s = Read(address, &value, sizeof value); !s.ok()) return s;
     return value;
   }
+
+  // A NUL-terminated string of at most `max_bytes` (InvalidArgument when longer), read up to a
+  // page at a time: a string may end just before an unmapped page.
+  absl::StatusOr<std::string> ReadCString(uint64_t address, size_t max_bytes);
 };
 
 class ProcessMemory final : public MemoryReader {

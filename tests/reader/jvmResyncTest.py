@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Late attach: the agent runs its own code on CPU so that a sampling profiler which read the
+"""Late attach with reader_resync=on: the agent runs its own code on CPU so that a sampling profiler which read the
 process's mappings before the attach meets libvtctx.so's code in its samples, the event that
 makes the OpenTelemetry eBPF profiler re-read them (docs/interop.md, "A late-attached writer";
 agent/readerResync.h).
 
 The agent is attached to an idle JVM (no virtual threads: no agent code runs for the workload),
 then `profile --format folded` samples the process for one burst interval plus margin. Samples
-whose stack holds the burst (SpinInLibrary, in libvtctx.so) must number at least --min; with
---agent-options reader_resync=off there must be none (the control: the count comes from the
-option, not from the rest of the agent).
+whose stack holds the burst (SpinInLibrary, in libvtctx.so) must number at least --min; without
+the option (the default is off) there must be none (the control: the count comes from the option,
+not from the rest of the agent).
 
   jvmResyncTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
                    [--agent-options O] [--expect-none]

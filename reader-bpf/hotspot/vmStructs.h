@@ -1,0 +1,56 @@
+// HotSpot's own description of its data structures, read from a live JVM's memory: the tables
+// libjvm.so exports for the Serviceability Agent (gHotSpotVMStructs: fields with their offsets or
+// addresses; gHotSpotVMTypes: type sizes; gHotSpotVMIntConstants / gHotSpotVMLongConstants),
+// which async-profiler and the OpenTelemetry eBPF profiler read too.
+//
+// Everything is looked up by name and nothing is guessed: a field the tables do not name is
+// absent (nullopt), and the caller refuses what it needs and cannot find. The tables come from a
+// process the reader does not trust: every count and string is bounded, every read checked.
+#ifndef VTCTX_READER_VM_STRUCTS_H_
+#define VTCTX_READER_VM_STRUCTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "target/processMemory.h"
+
+namespace vtctx::reader {
+
+// The names of the exported symbols that locate the tables (libjvm.so's .dynsym).
+std::span<const absl::string_view> VmStructsSymbolNames();
+
+class VmStructs {
+ public:
+  // Reads the tables through `memory`; `symbols` maps each of VmStructsSymbolNames() to its
+  // run-time address (st_value plus the load bias). InvalidArgument when a symbol is missing or a
+  // table is malformed (unterminated, too large, unreadable strings).
+  static absl::StatusOr<VmStructs> Read(MemoryReader& memory,
+                                        const std::map<std::string, uint64_t>& symbols);
+
+  // Offset of a non-static field; address of a static field; size of a type.
+  std::optional<uint64_t> Offset(absl::string_view type, absl::string_view field) const;
+  std::optional<uint64_t> Address(absl::string_view type, absl::string_view field) const;
+  std::optional<uint64_t> TypeSize(absl::string_view type) const;
+  std::optional<int64_t> Constant(absl::string_view name) const;
+
+  size_t field_count() const { return fields_.size(); }
+
+ private:
+  struct Field {
+    bool is_static = false;
+    uint64_t value = 0;  // offset, or address when static
+  };
+  std::map<std::pair<std::string, std::string>, Field, std::less<>> fields_;
+  std::map<std::string, uint64_t, std::less<>> type_sizes_;
+  std::map<std::string, int64_t, std::less<>> constants_;
+};
+
+}  // namespace vtctx::reader
+
+#endif  // VTCTX_READER_VM_STRUCTS_H_
