@@ -66,6 +66,10 @@ public final class ModulePathProbe {
       // the package is the module's
     }
 
+    // A copy of the shim's AgentNatives, from the shim's own jar, in a class loader of this code:
+    // the agent binds its natives to the module's class only.
+    checkCopyGetsNoNatives(failures, shim);
+
     // The public API publishes: the carrier shows exactly what was set, at the thread's record.
     check(failures, CarrierProbe.init(args[0]), "vtctx agent not loaded");
     ThreadContext.setHex(TRACE, SPAN, 1);
@@ -79,6 +83,43 @@ public final class ModulePathProbe {
     }
     failures.forEach(f -> System.out.println("ModulePathProbe: FAIL " + f));
     System.exit(1);
+  }
+
+  static void checkCopyGetsNoNatives(List<String> failures, Module shim) throws Exception {
+    java.net.URI jar =
+        ModuleLayer.boot().configuration().findModule(shim.getName()).orElseThrow().reference()
+            .location().orElseThrow();
+    byte[] bytes;
+    try (java.util.jar.JarFile file = new java.util.jar.JarFile(new java.io.File(jar))) {
+      bytes =
+          file.getInputStream(file.getEntry("io/vtctx/internal/AgentNatives.class")).readAllBytes();
+    }
+    Class<?> copy = new CopyLoader(bytes).copy();
+    java.lang.reflect.Method isActive = copy.getDeclaredMethod("isActive");
+    isActive.setAccessible(true); // its own loader's unnamed module: open
+    try {
+      Object active = isActive.invoke(null);
+      failures.add("a copy of AgentNatives in another class loader got the natives: " + active);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      check(
+          failures,
+          e.getCause() instanceof UnsatisfiedLinkError,
+          "the copy's isActive threw " + e.getCause());
+    }
+  }
+
+  /** Defines a copy of the shim's AgentNatives from its class file bytes. */
+  static final class CopyLoader extends ClassLoader {
+    private final byte[] bytes;
+
+    CopyLoader(byte[] bytes) {
+      super("vtctx-copy", ClassLoader.getPlatformClassLoader());
+      this.bytes = bytes;
+    }
+
+    Class<?> copy() {
+      return defineClass("io.vtctx.internal.AgentNatives", bytes, 0, bytes.length);
+    }
   }
 
   static void check(List<String> failures, boolean ok, String failure) {
