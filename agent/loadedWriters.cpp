@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -247,6 +248,29 @@ std::string ShareThreadContextSlot(const OtherWriter& other) {
   share.other = &other;
   dl_iterate_phdr(ShareSlot::Visit, &share);
   return share.error;
+}
+
+int CountOtherContextMappings(std::string_view maps, const void* own) {
+  int others = 0;
+  const auto own_address = reinterpret_cast<uintptr_t>(own);
+  while (!maps.empty()) {
+    const size_t newline = maps.find('\n');
+    const std::string_view line = maps.substr(0, newline);
+    maps = newline == std::string_view::npos ? std::string_view() : maps.substr(newline + 1);
+    // "start-end perms offset dev inode   path": the name the kernel shows for the mapping.
+    const bool named =
+        line.ends_with("[anon:OTEL_CTX]") || line.find("/memfd:OTEL_CTX") != std::string_view::npos;
+    if (!named) continue;
+    uintptr_t start = 0, end = 0;
+    const size_t dash = line.find('-');
+    const size_t space = line.find(' ');
+    if (dash == std::string_view::npos || space == std::string_view::npos || space < dash) continue;
+    std::from_chars(line.data(), line.data() + dash, start, 16);
+    std::from_chars(line.data() + dash + 1, line.data() + space, end, 16);
+    if (own != nullptr && own_address >= start && own_address < end) continue;
+    ++others;
+  }
+  return others;
 }
 
 }  // namespace vtctx

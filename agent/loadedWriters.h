@@ -12,6 +12,7 @@
 #define VTCTX_AGENT_LOADED_WRITERS_H_
 
 #include <string>
+#include <string_view>
 
 namespace vtctx {
 
@@ -32,6 +33,10 @@ OtherWriter FindOtherThreadContextWriter();
 // follows `other`'s. This object must never access its own `otel_thread_ctx_v1` afterwards.
 // Returns "" or why the descriptor was left as it was.
 std::string ShareThreadContextSlot(const OtherWriter& other);
+
+// The OTEP 4719 process contexts (mappings the kernel names [anon:OTEL_CTX] or /memfd:OTEL_CTX)
+// in the text of a maps file, other than the one holding `own` (null: every one).
+int CountOtherContextMappings(std::string_view maps, const void* own);
 
 }  // namespace vtctx
 

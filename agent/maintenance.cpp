@@ -6,14 +6,17 @@
 
 #include <cerrno>
 
+#include "agentState.h"
 #include "log.h"
 #include "recordViews.h"
 #include "threadState.h"
+#include "writerWatch.h"
 
 namespace vtctx {
 namespace {
 
-constexpr timespec kTick = {1, 0};  // 1 s
+constexpr timespec kTick = {1, 0};     // 1 s
+constexpr int kWriterCheckTicks = 10;  // other writers: every 10 s
 
 struct Maintenance {
   JavaVM* vm;
@@ -34,7 +37,7 @@ JNIEnv* Jni(Maintenance& m) {
 void* Loop(void* arg) {
   Maintenance& m = *static_cast<Maintenance*>(arg);
   bool trim_pending = false;
-  for (;;) {
+  for (int tick = 1;; ++tick) {
     timespec left = kTick;
     while (nanosleep(&left, &left) != 0 && errno == EINTR) {
     }
@@ -47,6 +50,11 @@ void* Loop(void* arg) {
         const uint64_t returned = SweepRecordViews(jni, *m.pool, state->cache);
         for (uint64_t i = 0; i < returned; ++i) Bump(state->counters.records_returned);
       }
+    }
+    if (tick % kWriterCheckTicks == 0) {
+      CheckForOtherWriters(nullptr, nullptr);
+      // Telling the shims needs JNI: attach only then.
+      if (AttributesDisabled()) CheckForOtherWriters(Agent().jvmti, Jni(m));
     }
   }
   return nullptr;

@@ -6,7 +6,8 @@
 //     most one trim per second;
 //   - returns records whose thread ended while Java held their view, once the view is collected
 //     (recordViews.h); for that it attaches itself to the JVM as a daemon thread, the first time
-//     there is such a record.
+//     there is such a record;
+//   - every 10 s, looks for another thread-context writer or process context (writerWatch.h).
 // A tick with nothing to do costs a few loads.
 #ifndef VTCTX_AGENT_MAINTENANCE_H_
 #define VTCTX_AGENT_MAINTENANCE_H_

@@ -10,7 +10,10 @@ namespace vtctx {
 namespace {
 
 constexpr char kAgentLinkSignature[] = "Lio/vtctx/internal/AgentLink;";
-constexpr char kActiveField[] = "active";  // AgentLink: private static volatile boolean
+// AgentLink's private static volatile booleans (the fields' names and types are this file's
+// contract with the shim).
+constexpr char kActiveField[] = "active";
+constexpr char kAttributesOffField[] = "attributesOff";
 
 bool HasSignature(jvmtiEnv* jvmti, jclass klass, const char* wanted) {
   char* signature = nullptr;
@@ -34,9 +37,9 @@ bool HasBoundNatives(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
   return bound;
 }
 
-bool SetActive(JNIEnv* jni, jclass agent_link) {
+bool SetFlag(JNIEnv* jni, jclass agent_link, const char* field) {
   // An initialized class: GetStaticFieldID runs no initializer.
-  jfieldID active = jni->GetStaticFieldID(agent_link, kActiveField, "Z");
+  jfieldID active = jni->GetStaticFieldID(agent_link, field, "Z");
   if (active == nullptr) {
     jni->ExceptionClear();  // NoSuchFieldError: a shim of another shape
     return false;
@@ -48,9 +51,7 @@ bool SetActive(JNIEnv* jni, jclass agent_link) {
   return true;
 }
 
-}  // namespace
-
-ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni) {
+ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, const char* field) {
   ShimLinkOutcome outcome;
   jint count = 0;
   jclass* classes = nullptr;
@@ -60,14 +61,24 @@ ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni) {
   }
   for (jint i = 0; i < count; ++i) {
     if (HasSignature(jvmti, classes[i], kAgentLinkSignature) && Initialized(jvmti, classes[i]) &&
-        HasBoundNatives(jvmti, jni, classes[i]) && SetActive(jni, classes[i])) {
+        HasBoundNatives(jvmti, jni, classes[i]) && SetFlag(jni, classes[i], field)) {
       ++outcome.shims;
     }
     jni->DeleteLocalRef(classes[i]);
   }
   jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
-  LogDebug("%d running shims told", outcome.shims);
+  LogDebug("%d running shims told %s", outcome.shims, field);
   return outcome;
+}
+
+}  // namespace
+
+ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni) {
+  return SetInBoundShims(jvmti, jni, kActiveField);
+}
+
+ShimLinkOutcome TellShimsAttributesOff(jvmtiEnv* jvmti, JNIEnv* jni) {
+  return SetInBoundShims(jvmti, jni, kAttributesOffField);
 }
 
 }  // namespace vtctx

@@ -25,6 +25,11 @@ struct ShimLinkOutcome {
 // has the natives. A class not initialized yet needs nothing: its first probe finds the agent.
 ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni);
 
+// Sets `attributesOff` in the same classes: the shims stop writing record attributes and clear
+// those they find (writerWatch.h). A class initialized later learns it at registration (the agent
+// then refuses every key). Any thread attached to the JVM may call it.
+ShimLinkOutcome TellShimsAttributesOff(jvmtiEnv* jvmti, JNIEnv* jni);
+
 }  // namespace vtctx
 
 #endif  // VTCTX_AGENT_SHIM_LINK_H_

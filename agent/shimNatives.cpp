@@ -36,6 +36,9 @@ bool Register(JNIEnv* jni, jclass klass, const char* where, std::string* error) 
   const std::span<const JNINativeMethod> methods = AgentNativeMethods();
   if (jni->RegisterNatives(klass, methods.data(), static_cast<jint>(methods.size())) != 0) {
     jni->ExceptionClear();
+    // HotSpot registers in order up to the first mismatch: none stays bound, or the class would
+    // look like the shim of an active agent with the rest of its natives missing.
+    jni->UnregisterNatives(klass);
     *error = std::string("the shim's ") + kAgentNativesName + " (" + where +
              ") does not declare this agent's natives (another vtctx version?): its threads "
              "publish nothing; use the shim of the agent's version";

@@ -13,6 +13,7 @@
 #include "ownedFile.h"
 #include "threadState.h"
 #include "vtctx/version.h"
+#include "writerWatch.h"
 
 namespace vtctx {
 namespace {
@@ -57,6 +58,8 @@ std::string StatsJson() {
   add("thread_states_resident_bytes", ThreadStatesResidentBytes());
   add("thread_states", t.thread_states);
   add("stateless_events", StatelessEvents());
+  add("other_writers", OtherWritersFound());
+  add("other_process_contexts", OtherProcessContextsFound());
   out.resize(out.size() - 2);  // drop the last ",\n"
   out += "\n}\n";
   return out;

@@ -10,6 +10,7 @@
 #include "processContextPublisher.h"
 #include "recordAttributes.h"
 #include "vtctx/utf8.h"
+#include "writerWatch.h"
 
 namespace vtctx {
 namespace {
@@ -48,6 +49,7 @@ jint RegisterAttributeKey(JNIEnv* jni, jstring key) {
     if (FirstTime(kInactive)) LogError("registerAttributeKey: the agent is not active");
     return -1;
   }
+  if (AttributesDisabled()) return -1;  // another writer shares the process (writerWatch.h)
   ProcessContextPublisher* context = PublishedProcessContext();
   if (context == nullptr) {
     if (FirstTime(kNoContext)) {
@@ -104,6 +106,10 @@ jint SetThreadAttribute(JNIEnv* jni, jint key_index, jstring value) {
   auto* record = static_cast<ThreadContextRecord*>(CurrentThreadRecord(Agent().jvmti, jni));
   if (record == nullptr) {
     if (FirstTime(kNoRecord)) LogError("setAttribute: this thread has no record");
+    return -1;
+  }
+  if (AttributesDisabled()) {  // no attribute a reader could misname (writerWatch.h)
+    ClearRecordAttributes(record);
     return -1;
   }
   const size_t record_size = g_pool->record_size();

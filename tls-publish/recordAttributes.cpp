@@ -72,4 +72,12 @@ bool RemoveRecordAttribute(ThreadContextRecord* record, size_t record_size, uint
   return removed;
 }
 
+void ClearRecordAttributes(ThreadContextRecord* record) {
+  const bool was_valid = WasValid(record);
+  RewriteInPlace(record, [&](ThreadContextRecord& r) {
+    r.attrs_data_size = 0;
+    return was_valid;
+  });
+}
+
 }  // namespace vtctx

@@ -40,6 +40,9 @@ int SetRecordAttribute(ThreadContextRecord* record, size_t record_size, uint8_t 
 // Removes the entry of `key_index`, if any. Returns true if one was removed.
 bool RemoveRecordAttribute(ThreadContextRecord* record, size_t record_size, uint8_t key_index);
 
+// Empties the record's attributes in one in-place rewrite; valid stays as it was.
+void ClearRecordAttributes(ThreadContextRecord* record);
+
 }  // namespace vtctx
 
 #endif  // VTCTX_TLS_PUBLISH_RECORD_ATTRIBUTES_H_

@@ -51,5 +51,19 @@ TEST(LoadedWriters, IgnoresObjectsThatOnlyUseOtherTlsSymbols) {
   dlclose(handle);
 }
 
+// The process contexts another writer may publish beside vtctx's own (writerWatch.h).
+TEST(LoadedWriters, CountsOtherProcessContextMappings) {
+  const std::string maps =
+      "7f0000000000-7f0000001000 r--p 00000000 00:01 1234   /memfd:OTEL_CTX (deleted)\n"
+      "7f0000002000-7f0000003000 rw-p 00000000 00:00 0      [anon:OTEL_CTX]\n"
+      "7f0000004000-7f0000005000 rw-p 00000000 00:00 0      [anon:OTEL_CTX_OTHER]\n"
+      "7f0000006000-7f0000007000 r-xp 00000000 08:01 42     /usr/lib/libOTEL_CTX.so\n";
+  const void* own = reinterpret_cast<const void*>(0x7f0000000010);
+  EXPECT_EQ(CountOtherContextMappings(maps, own), 1);  // the anonymous one
+  EXPECT_EQ(CountOtherContextMappings(maps, nullptr), 2);
+  EXPECT_EQ(CountOtherContextMappings("", own), 0);
+  EXPECT_EQ(CountOtherContextMappings("garbage [anon:OTEL_CTX]", own), 0);  // no address: skipped
+}
+
 }  // namespace
 }  // namespace vtctx

@@ -20,8 +20,17 @@ public final class AgentLink {
   // name and type are that file's contract), never back to false.
   private static volatile boolean active;
   private static volatile boolean probed;
+  // Written true by the agent when another thread-context writer or process context appears in
+  // the process (agent/writerWatch.h): readers could then name this record's attributes by the
+  // other writer's keys, so none is written any more. Never back to false.
+  private static volatile boolean attributesOff;
 
   private AgentLink() {}
+
+  /** True if record attributes must not be written (another writer shares the process). */
+  public static boolean attributesOff() {
+    return attributesOff;
+  }
 
   /** True if the agent is loaded and active. */
   public static boolean active() {

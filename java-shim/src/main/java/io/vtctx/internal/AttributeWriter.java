@@ -59,8 +59,14 @@ public final class AttributeWriter {
 
   /**
    * Inside a rewrite: replaces {@code key}'s entry by {@code value}; returns bytes stored or -1.
+   * Once the agent turned attributes off ({@link AgentLink#attributesOff}), stores nothing and
+   * empties the record's attributes instead (-1).
    */
   public static int put(ByteBuffer record, int key, String value) {
+    if (AgentLink.attributesOff()) {
+      SIZE.set(record, ATTRS_DATA_SIZE, (short) 0);
+      return -1;
+    }
     int capacity = record.capacity() - ATTRS_DATA;
     int used = compactWithout(record, Math.min(size(record), capacity), key);
     int stored = -1;
