@@ -33,10 +33,24 @@ inline void RewriteInPlace(ThreadContextRecord* record, PayloadWriter&& write_pa
   if (usable) valid.store(VTCTX_RECORD_VALID, std::memory_order_relaxed);
 }
 
+inline bool AllZeroBytes(const uint8_t* bytes, size_t size) {
+  uint8_t any = 0;
+  for (size_t i = 0; i < size; ++i) any |= bytes[i];
+  return any == 0;
+}
+
+void ClearTraceContext(ThreadContextRecord* record);
+
 // Publishes a W3C trace context. attrs_data is left as it is (attributes belong to the thread,
-// not to the span; callers clear them explicitly).
+// not to the span; callers clear them explicitly). OTEP 4947: both ids must be set; an all-zero
+// trace-id or span-id (W3C: invalid) clears the record instead, so a reader never sees half a
+// context, and trace-flags are 0 whenever the ids are unset.
 inline void WriteTraceContext(ThreadContextRecord* record, const uint8_t (&trace_id)[16],
                               const uint8_t (&span_id)[8], uint8_t trace_flags) {
+  if (AllZeroBytes(trace_id, sizeof trace_id) || AllZeroBytes(span_id, sizeof span_id)) {
+    ClearTraceContext(record);
+    return;
+  }
   RewriteInPlace(record, [&](ThreadContextRecord& r) {
     std::memcpy(r.trace_id, trace_id, sizeof r.trace_id);
     std::memcpy(r.span_id, span_id, sizeof r.span_id);
@@ -45,7 +59,7 @@ inline void WriteTraceContext(ThreadContextRecord* record, const uint8_t (&trace
   });
 }
 
-// Detaches: the record keeps its address but carries no context (valid=0, ids zero).
+// Detaches: the record keeps its address but carries no context (valid=0, ids zero, flags 0).
 inline void ClearTraceContext(ThreadContextRecord* record) {
   RewriteInPlace(record, [](ThreadContextRecord& r) {
     std::memset(r.trace_id, 0, sizeof r.trace_id);

@@ -29,7 +29,10 @@ std::string IdHex(const ContextView& ctx, const uint8_t* bytes, size_t size) {
 }  // namespace
 
 bool IsValidContext(const ContextView& ctx) {
-  return ctx.status == VTCTX_CTX_OK && ctx.header.valid == VTCTX_RECORD_VALID;
+  // OTEP 4947: a context has both ids; a record with one of them all zero is no context.
+  return ctx.status == VTCTX_CTX_OK && ctx.header.valid == VTCTX_RECORD_VALID &&
+         !AllZero(ctx.header.trace_id, sizeof ctx.header.trace_id) &&
+         !AllZero(ctx.header.span_id, sizeof ctx.header.span_id);
 }
 
 absl::string_view ContextStatusName(uint8_t status) {
@@ -163,6 +166,7 @@ void AppendContextText(std::string& out, const ContextView& ctx, const Attribute
     out += "no context (";
     if (ctx.status == VTCTX_CTX_OK) {
       out += absl::StrFormat("record 0x%x valid=%d", ctx.record, ctx.header.valid);
+      if (ctx.header.valid == VTCTX_RECORD_VALID) out += ", a trace-id or span-id all zero";
     } else {
       absl::StrAppend(&out, ContextStatusName(ctx.status));
     }

@@ -106,5 +106,25 @@ TEST(RecordWriter, InterruptingReaderNeverSeesTornValidRecord) {
   EXPECT_EQ(g_torn.load(), 0u);
 }
 
+// OTEP 4947: both ids must be set. Half a context clears the record (flags 0 too).
+TEST(RecordWriter, HalfAContextClears) {
+  ThreadContextRecord r{};
+  const uint8_t trace[16] = {1, 2, 3};
+  const uint8_t span[8] = {4, 5, 6};
+  const uint8_t zero_trace[16] = {};
+  const uint8_t zero_span[8] = {};
+  WriteTraceContext(&r, trace, span, 1);
+  ASSERT_EQ(r.valid, VTCTX_RECORD_VALID);
+  WriteTraceContext(&r, zero_trace, span, 1);
+  EXPECT_EQ(r.valid, VTCTX_RECORD_INVALID);
+  EXPECT_EQ(r.trace_flags, 0);
+  EXPECT_EQ(r.span_id[0], 0);
+  WriteTraceContext(&r, trace, span, 1);
+  WriteTraceContext(&r, trace, zero_span, 1);
+  EXPECT_EQ(r.valid, VTCTX_RECORD_INVALID);
+  EXPECT_EQ(r.trace_flags, 0);
+  EXPECT_EQ(r.trace_id[0], 0);
+}
+
 }  // namespace
 }  // namespace vtctx

@@ -63,11 +63,23 @@ TEST(RecordFormat, NoRecord) {
   EXPECT_EQ(text, "no context (null)");
 }
 
+// OTEP 4947: both ids must be set; half a context (one id all zero) is no context at all.
 TEST(RecordFormat, AllZeroIdIsNone) {
-  ContextView ctx = W3cExample();
-  std::memset(ctx.header.trace_id, 0, 16);
-  EXPECT_EQ(TraceIdHex(ctx), "");
-  EXPECT_EQ(SpanIdHex(ctx), "00f067aa0ba902b7");
+  for (bool trace : {true, false}) {
+    ContextView ctx = W3cExample();
+    if (trace) {
+      std::memset(ctx.header.trace_id, 0, 16);
+    } else {
+      std::memset(ctx.header.span_id, 0, 8);
+    }
+    EXPECT_FALSE(IsValidContext(ctx));
+    EXPECT_EQ(TraceIdHex(ctx), "");
+    EXPECT_EQ(SpanIdHex(ctx), "");
+    std::string text;
+    AppendContextText(text, ctx);
+    EXPECT_NE(text.find("no context (record 0x"), std::string::npos) << text;
+    EXPECT_NE(text.find("all zero"), std::string::npos) << text;
+  }
 }
 
 TEST(RecordFormat, OtepAttrsVector) {
