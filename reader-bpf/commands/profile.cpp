@@ -253,7 +253,7 @@ class ProfileCommand final : public BpfCommand {
   // folded, svg, pprof: symbolized while the target (normally) still runs.
   void PrintStacks(const std::vector<SampleCount>& counts, const RunEnd& end) {
     if (jit_) jit_->Finish();
-    Symbolizer symbols(end.target.pid(), end.target.dir(), jit_ ? &jit_->names() : nullptr);
+    Symbolizer symbols(end.target, jit_ ? &jit_->names() : nullptr);
     const int stacks_fd = bpf_map__fd(skel_->maps.stacks);
     const AttributeNames& names = end.context.names();
     if (options_.format == ProfileFormat::kPprof) {

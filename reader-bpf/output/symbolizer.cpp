@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +18,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "hotspot/jvmProcess.h"
+#include "target/boundedFile.h"
 #include "target/elfSymbols.h"
+#include "target/targetView.h"
 
 namespace vtctx::reader {
 namespace {
@@ -38,11 +42,26 @@ std::string FoldSafe(std::string name) {
   return name;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+constexpr size_t kMaxPerfMapBytes = 256u << 20;  // a million JIT blobs with long names
+
+// The perf map a JIT of `target` wrote into its /tmp, read in its view as its user ("" if none).
+std::string ReadPerfMap(const TargetProcess& target) {
+  absl::StatusOr<std::string> status = ReadKernelFile(target.dir() + "/status", 64 << 10);
+  absl::StatusOr<ProcStatus> ids = status.ok() ? ParseProcStatus(*status) : status.status();
+  if (!ids.ok()) return "";
+  absl::StatusOr<TargetView> view = TargetView::Open(target, ids->euid, ids->egid);
+  if (!view.ok()) return "";
+  const std::string path = absl::StrCat("/tmp/perf-", ids->nspid, ".map");
+  absl::StatusOr<std::string> text =
+      view->Run("reading the process's perf map", 10, kMaxPerfMapBytes,
+                [&](ViewSession&) { return ReadRegularFile(AT_FDCWD, path, kMaxPerfMapBytes); });
+  return text.ok() ? *text : "";
+}
+
+// The kernel's link to the inode a mapping maps: whatever path the process names it by.
+std::string MappedFileLink(const TargetProcess& target, const MappedFile& file) {
+  const Mapping& first = file.mappings.front();
+  return absl::StrFormat("%s/map_files/%x-%x", target.dir(), first.start, first.end);
 }
 
 std::string BaseName(const std::string& path) {
@@ -52,8 +71,14 @@ std::string BaseName(const std::string& path) {
 
 // Function symbols of an ELF file: .symtab if present (not stripped), else .dynsym.
 void LoadElfFunctions(const std::string& path, SymbolTable& table) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // A regular file only: never a device or FIFO a hostile process mapped under a library's name.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return;
+  }
   elf_version(EV_CURRENT);
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) {
@@ -85,9 +110,9 @@ void LoadElfFunctions(const std::string& path, SymbolTable& table) {
 
 }  // namespace
 
-Symbolizer::Symbolizer(pid_t pid, std::string proc_dir, const SymbolTable* jit)
-    : pid_(pid), proc_dir_(std::move(proc_dir)), jit_(jit) {
-  absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(proc_dir_);
+Symbolizer::Symbolizer(const TargetProcess& target, const SymbolTable* jit)
+    : target_(target), jit_(jit) {
+  absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target_.dir());
   if (!maps.ok()) return;
   files_ = GroupMappedFiles(*maps);
   for (const Mapping& m : *maps) {
@@ -99,8 +124,7 @@ const SymbolTable& Symbolizer::FileSymbols(const MappedFile& file) {
   auto& slot = file_symbols_[file.path];
   if (!slot) {
     slot = std::make_unique<SymbolTable>();
-    LoadElfFunctions(absl::StrCat(proc_dir_, "/root", file.path), *slot);
-    if (slot->empty()) LoadElfFunctions(file.path, *slot);  // the process may be gone by now
+    LoadElfFunctions(MappedFileLink(target_, file), *slot);
     slot->Finish();
   }
   return *slot;
@@ -122,8 +146,7 @@ Frame Symbolizer::UserFrame(uint64_t address, bool return_address) {
   if (jit_ == nullptr && !perf_map_) {
     // Another runtime's perf map, in the process's own /tmp (its mount namespace), named by the
     // pid the reader sees (a process in another pid namespace names it by its own pid there).
-    perf_map_ = std::make_unique<SymbolTable>(
-        ParsePerfMap(ReadWholeFile(absl::StrCat(proc_dir_, "/root/tmp/perf-", pid_, ".map"))));
+    perf_map_ = std::make_unique<SymbolTable>(ParsePerfMap(ReadPerfMap(target_)));
   }
   const SymbolTable& names = jit_ != nullptr ? *jit_ : *perf_map_;
   if (const SymbolRange* sym = names.Find(lookup)) return {FoldSafe(sym->name), "[jit]", lookup};
@@ -141,8 +164,7 @@ uint64_t Symbolizer::FileBias(const MappedFile& file) {
   const std::string key = file.path + "@" + std::to_string(file.mappings.front().start);
   auto bias = file_bias_.find(key);
   if (bias != file_bias_.end()) return bias->second;
-  absl::StatusOr<ElfTlsExport> elf =
-      ReadTlsExportFromFile(absl::StrCat(proc_dir_, "/root", file.path), "");
+  absl::StatusOr<ElfTlsExport> elf = ReadTlsExportFromFile(MappedFileLink(target_, file), "");
   const uint64_t load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
   file_bias_[key] = load_bias;
   return load_bias;

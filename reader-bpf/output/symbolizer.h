@@ -1,8 +1,10 @@
 // Address -> frame for `profile` stacks: user addresses through the process's mapped ELF files
-// (.symtab, else .dynsym) or, for anonymous (JIT) memory, the JVM's own names (jitCodeNames.h) or
-// a perf-<pid>.map in the process's /tmp; kernel addresses through /proc/kallsyms (suffixed
-// "_[k]", as perf's folded output does). Anonymous executable code nothing names is
-// "[unknown jit]", never a guess.
+// (.symtab, else .dynsym; read through /proc/<pid>/map_files, the inode the process mapped, never
+// by a path the process names) or, for anonymous (JIT) memory, the JVM's own names
+// (jitCodeNames.h) or a perf-<pid>.map in the process's /tmp (read in its view and with its
+// credentials, bounded: targetView.h); kernel addresses through /proc/kallsyms (suffixed "_[k]",
+// as perf's folded output does). Anonymous executable code nothing names is "[unknown jit]",
+// never a guess.
 #ifndef VTCTX_READER_SYMBOLIZER_H_
 #define VTCTX_READER_SYMBOLIZER_H_
 
@@ -17,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "target/procMaps.h"
 #include "target/symbolTable.h"
+#include "target/targetProcess.h"
 
 namespace vtctx::reader {
 
@@ -30,12 +33,10 @@ struct Frame {
 
 class Symbolizer {
  public:
-  // Snapshots the maps of `pid` now, read under its /proc directory `proc_dir` (a held process's:
-  // targetProcess.h). Call it while the process runs (JIT code and dlopen'ed libraries seen during
-  // sampling must still be mapped). Anonymous code is named from `jit` (jitCodeNames.h) when
-  // given, else from perf-<pid>.map in the process's /tmp if present.
-  Symbolizer(pid_t pid, std::string proc_dir, const SymbolTable* jit = nullptr);
-  bool has_maps() const { return !files_.empty(); }
+  // Snapshots the maps of the held `target` now. Call it while the process runs (JIT code and
+  // dlopen'ed libraries seen during sampling must still be mapped). Anonymous code is named from
+  // `jit` (jitCodeNames.h) when given, else from perf-<pid>.map in the process's /tmp if present.
+  explicit Symbolizer(const TargetProcess& target, const SymbolTable* jit = nullptr);
 
   // `return_address`: the address is a return address (every frame but the innermost), so the
   // call instruction is looked up (address - 1).
@@ -50,8 +51,7 @@ class Symbolizer {
   const SymbolTable& FileSymbols(const MappedFile& file);
   uint64_t FileBias(const MappedFile& file);
 
-  pid_t pid_;
-  std::string proc_dir_;
+  const TargetProcess& target_;
   std::vector<MappedFile> files_;
   std::vector<Mapping> anonymous_;
   std::map<std::string, std::unique_ptr<SymbolTable>> file_symbols_;  // by path

@@ -68,14 +68,14 @@ std::optional<FileId> ExecutableId(pid_t pid) {
   return FileId{major(st.st_dev), minor(st.st_dev), st.st_ino};
 }
 
-// Opens a mapped file the way the process sees it: map_files works for deleted files and other
-// mount namespaces (needs CAP_SYS_ADMIN); /proc/<pid>/root/<path> is the fallback.
+// Opens a mapped file through the kernel's link to the inode the process mapped: works for
+// deleted files and other mount namespaces (needs CAP_SYS_ADMIN), and never follows a path the
+// process names (in another mount namespace the same path is another file, or a symlink that
+// resolves in the reader's root).
 absl::StatusOr<ElfTlsExport> ReadMappedElf(pid_t pid, const MappedFile& file) {
   const Mapping& first = file.mappings.front();
-  absl::StatusOr<ElfTlsExport> elf = ReadTlsExportFromFile(
+  return ReadTlsExportFromFile(
       absl::StrFormat("/proc/%d/map_files/%x-%x", pid, first.start, first.end), VTCTX_TLS_SYMBOL);
-  if (elf.ok() || absl::IsInvalidArgument(elf.status())) return elf;
-  return ReadTlsExportFromFile(absl::StrCat("/proc/", pid, "/root", file.path), VTCTX_TLS_SYMBOL);
 }
 
 }  // namespace
