@@ -163,7 +163,10 @@ start_jvm() {  # out mode(startup|startup-640|late|late-dtv|late-noresync) [work
   # late-dtv: no optional static TLS for dlopen, so the late-loaded agent's TLS block is
   # allocated dynamically and readers must go through the DTV.
   [[ $mode == late-dtv ]] && tunables=glibc.rtld.optional_static_tls=0
-  # late-noresync (control): without the agent's reader resync (docs/interop.md).
+  # Late attaches ask for the agent's reader resync (off by default: docs/interop.md), which the
+  # PR-head profiler needs when it started before the attach; late-noresync (control) goes
+  # without it.
+  [[ $mode == late || $mode == late-dtv ]] && keys="$KEYS,reader_resync=on"
   [[ $mode == late-noresync ]] && keys="$KEYS,reader_resync=off"
   [[ $mode == late-* ]] && mode=late
   [[ ${NOPRCTL:-} == 1 ]] && preload=$WORK/noprctl.so

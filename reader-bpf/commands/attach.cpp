@@ -18,14 +18,19 @@ const char kAttachHelp[] =
     "\n"
     "  --pid P          the JVM\n"
     "  --agent PATH     libvtctx.so (default: the one installed beside vtctx-reader,\n"
-    "                   ../lib/libvtctx.so, or ../agent/libvtctx.so in a build tree); copied into\n"
-    "                   P's /tmp when P cannot see it\n"
+    "                   ../lib/libvtctx.so, or ../agent/libvtctx.so in a build tree); a private\n"
+    "                   copy is placed in P's /tmp when P cannot see it safely\n"
     "  --options OPTS   the agent's options (README: Options), e.g. log=info,bind=use\n"
-    "  --timeout S      seconds to wait for P's attach listener, and for the load (x3) (10)\n"
+    "  --timeout S      seconds to wait for P's attach listener, and for the load (x3) (10, at\n"
+    "                   most 3600)\n"
     "\n"
-    "exit: 0 active; 3 no such process; 4 no permission; 7 not a HotSpot JVM, Java < 21, attach\n"
-    "disabled (-XX:+DisableAttachMechanism) or SIGQUIT not handled (-Xrs); 8 the attach failed\n"
-    "(the agent's reason, the JVM's answer, or a timeout)\n";
+    "Everything on P's side runs in P's own mount namespace and root, with P's uid and gid: P's\n"
+    "symlinks lead nowhere outside its own view (docs/reader.md, \"Threat model\").\n"
+    "\n"
+    "exit: 0 active; 2 usage; 3 no such process; 4 no permission; 7 not a HotSpot JVM, Java < 21,\n"
+    "attach disabled (-XX:+DisableAttachMechanism), no SIGQUIT handler and no listener, or another\n"
+    "thread-context writer loaded; 8 the attach failed (the agent's reason, the JVM's answer, an\n"
+    "answer that was not the agent's, or a timeout)\n";
 
 absl::Status RunAttach(const AttachOptions& options) {
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(options.pid);

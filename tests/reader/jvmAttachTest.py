@@ -168,6 +168,8 @@ def errors(args):
     on_jvm(idle, stopped(r, 8, "did not start its attach listener within 1.0 s", "stopped JVM"))
     on_jvm([args.java17, os.path.join(args.sources, "IdleTarget.java")],
            lambda pid, o, e: refused(r, 7, f"pid {pid} runs Java 17", "Java 17")(pid, o, e))
+    # -Xrs: no SIGQUIT handler, but HotSpot then runs its attach listener from startup.
+    on_jvm([args.java, "-Xrs", *idle[1:]], attached(r, "-Xrs"))
     out = on_jvm([args.java, "-XX:+DisableAttachMechanism", *idle[1:]],
                  refused(r, 7, "-XX:+DisableAttachMechanism", "attach off"))
     check(not any("Full thread dump" in l for l in out.all), "SIGQUIT was sent anyway")
