@@ -1,12 +1,12 @@
 // The agent's maintenance thread ("vtctx-maintenance", not a JVM thread until it needs JNI): the
-// slow work no event may do. Once a second it
+// slow work no event may do. It ticks 10 times a second and
 //   - trims the record pool when a spill asked for it (RecordPool::Trim(): a trim walks every free
 //     record and zaps pages, milliseconds for a million records; in an event it would stall a
-//     carrier). The request waits a tick: a burst of thread ends finishes first, and there is at
-//     most one trim per second;
-//   - returns records whose thread ended while Java held their view, once the view is collected
-//     (recordViews.h); for that it attaches itself to the JVM as a daemon thread, the first time
-//     there is such a record;
+//     carrier), once a second: a request waits a second (a burst of thread ends finishes first),
+//     and there is at most one trim per second;
+//   - at every tick while there are any, returns records whose thread ended while Java held their
+//     view, once the view is collected (recordViews.h); for that it attaches itself to the JVM as a
+//     daemon thread, the first time there is such a record;
 //   - every 10 s, looks for another thread-context writer or process context (writerWatch.h).
 // A tick with nothing to do costs a few loads.
 #ifndef VTCTX_AGENT_MAINTENANCE_H_

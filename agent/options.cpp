@@ -33,7 +33,8 @@ std::string Choose(std::string_view key, std::string_view value,
       out = v;
       return {};
     }
-    expected += (expected.empty() ? "" : "|") + std::string(spelling);
+    if (!expected.empty()) expected += '|';
+    expected += spelling;  // appended, not "|" + s: GCC 12's false -Wrestrict at -O3
   }
   return BadValue(key, value, expected.c_str());
 }

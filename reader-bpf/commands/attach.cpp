@@ -28,7 +28,8 @@ const char kAttachHelp[] =
     "symlinks lead nowhere outside its own view (docs/reader.md, \"Threat model\").\n"
     "\n"
     "exit: 0 active; 2 usage; 3 no such process; 4 no permission; 7 not a HotSpot JVM, Java < 21,\n"
-    "attach disabled (-XX:+DisableAttachMechanism), no SIGQUIT handler and no listener, or another\n"
+    "attach disabled (-XX:+DisableAttachMechanism), no SIGQUIT handler and no listener, or "
+    "another\n"
     "thread-context writer loaded; 8 the attach failed (the agent's reason, the JVM's answer, an\n"
     "answer that was not the agent's, or a timeout)\n";
 

@@ -134,8 +134,8 @@ absl::StatusOr<std::string> PlaceCopy(ViewSession& session, const HostAgent& age
         "without the sticky bit, or below such a directory): no safe place for a copy of the "
         "agent; make the agent visible to the JVM (--agent PATH in a root-owned directory)"));
   }
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s/vtctx-XXXXXX", strcmp(tmp, "/") == 0 ? "" : tmp);
+  std::string dir_name = absl::StrCat(strcmp(tmp, "/") == 0 ? "" : tmp, "/vtctx-XXXXXX");
+  char* dir = dir_name.data();
   if (mkdtemp(dir) == nullptr) {
     return ErrnoStatus(
         errno, absl::StrCat("creating a directory in pid ", session.target_pid(), "'s /tmp"));

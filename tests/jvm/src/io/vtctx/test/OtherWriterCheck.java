@@ -26,7 +26,8 @@ public final class OtherWriterCheck {
     System.load(args[0]);
     long deadline = System.nanoTime() + 60_000_000_000L;
     String stats = TestNatives.statsJson();
-    while (!(stats.contains("\"other_writers\": 1") && stats.contains("\"other_process_contexts\": 1"))
+    while (!(stats.contains("\"other_writers\": 1")
+            && stats.contains("\"other_process_contexts\": 1"))
         && System.nanoTime() < deadline) {
       Thread.sleep(50);
       stats = TestNatives.statsJson();

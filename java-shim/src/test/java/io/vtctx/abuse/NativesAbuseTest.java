@@ -178,7 +178,9 @@ class NativesAbuseTest {
         threads[i] = Thread.ofVirtual().start(() -> addresses[at] = TestNatives.currentRecord());
       }
       for (Thread t : threads) t.join();
-      for (long a : addresses) assertNotEquals(address, a, "a later thread got a kept view's record");
+      for (long a : addresses) {
+        assertNotEquals(address, a, "a later thread got a kept view's record");
+      }
     }
     view.putLong(16, 0x1234L); // writes into the dead thread's record only
     assertEquals(0x1234L, view.getLong(16));

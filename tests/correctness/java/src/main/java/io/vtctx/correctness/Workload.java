@@ -96,6 +96,10 @@ final class Workload implements Scenario {
       }
       for (Thread t : threads) deadline.join(t);
       if (!run.failures().isEmpty()) return;
+      // Churn: a record comes back to the pool once its thread ended AND the garbage collector
+      // found its Java view unreachable (docs/design.md); a collection between waves lets later
+      // waves get the records of earlier ones, as a busy service's own collections do.
+      if (lifetimes.equals("waves")) System.gc();
     }
   }
 }
