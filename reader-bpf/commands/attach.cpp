@@ -8,21 +8,14 @@
 
 namespace vtctx::reader {
 
-const char kAttachHelp[] =
-    "usage: vtctx-reader attach --pid P [--agent PATH] [--options OPTS] [--timeout S]\n"
+const CommandHelp kAttachHelp = {
+    "usage: vtctx-reader attach --pid P [flags]\n"
     "\n"
     "Loads the vtctx agent into the running HotSpot JVM P (JDK 21+) through the JVM's attach\n"
     "mechanism, also in another pid and mount namespace (a container) and as another user, then\n"
     "prints the agent's own report on stdout: version, options, records when it is active. Exits\n"
     "0 only if the agent is active (also when it already was); otherwise one line says why.\n"
-    "\n"
-    "  --pid P          the JVM\n"
-    "  --agent PATH     libvtctx.so (default: the one installed beside vtctx-reader,\n"
-    "                   ../lib/libvtctx.so, or ../agent/libvtctx.so in a build tree); a private\n"
-    "                   copy is placed in P's /tmp when P cannot see it safely\n"
-    "  --options OPTS   the agent's options (README: Options), e.g. log=info,bind=use\n"
-    "  --timeout S      seconds to wait for P's attach listener, and for the load (x3) (10, at\n"
-    "                   most 3600)\n"
+    "\n",
     "\n"
     "Everything on P's side runs in P's own mount namespace and root, with P's uid and gid: P's\n"
     "symlinks lead nowhere outside its own view (docs/reader.md, \"Threat model\").\n"
@@ -31,7 +24,7 @@ const char kAttachHelp[] =
     "attach disabled (-XX:+DisableAttachMechanism), no SIGQUIT handler and no listener, or "
     "another\n"
     "thread-context writer loaded; 8 the attach failed (the agent's reason, the JVM's answer, an\n"
-    "answer that was not the agent's, or a timeout)\n";
+    "answer that was not the agent's, or a timeout)\n"};
 
 absl::Status RunAttach(const AttachOptions& options) {
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(options.pid);

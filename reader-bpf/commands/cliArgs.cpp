@@ -23,10 +23,15 @@ const FlagSpec* FindSpec(absl::string_view name, std::span<const FlagSpec> specs
   return nullptr;
 }
 
-// Short spellings, as async-profiler's asprof has them: -d 30, -o FILE.
-absl::string_view LongName(absl::string_view word) {
-  if (word == "-d") return "duration";
-  if (word == "-o") return "output";
+// Short spellings, as async-profiler's asprof has them (-d 30, -o FILE): the spec's short name.
+absl::string_view LongName(absl::string_view word, std::span<const FlagSpec> specs,
+                           std::span<const FlagSpec> more) {
+  if (word.size() != 2 || word[0] != '-' || word[1] == '-') return "";
+  for (std::span<const FlagSpec> list : {specs, more}) {
+    for (const FlagSpec& spec : list) {
+      if (spec.short_name == word.substr(1)) return spec.name;
+    }
+  }
   return "";
 }
 
@@ -96,7 +101,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(std::span<char* const> args, std::span<cons
       parsed.values_["help"] = "";
       continue;
     }
-    if (const absl::string_view name = LongName(word); !name.empty()) {
+    if (const absl::string_view name = LongName(word, specs, more); !name.empty()) {
       word = name;
     } else if (word.size() < 3 || word.substr(0, 2) != "--") {
       return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", word, "'"));

@@ -7,28 +7,22 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "commands/cliArgs.h"
+#include "commands/readerFlags.h"
 #include "commands/syscallTable.h"
 #include "commands/syscalls.h"
 
 namespace vtctx::reader {
 namespace {
 
-constexpr FlagSpec kBpfRunFlags[] = {
-    {"pid", true},        {"duration", true},     {"wait", true, true}, {"ringbuf-mb", true},
-    {"bpf-stats", false}, {"bpf-floor", false},   {"verbose", false},   {"attach", false},
-    {"agent", true},      {"agent-options", true}};
-constexpr FlagSpec kResolveFlags[] = {{"pid", true},     {"format", true}, {"wait", true, true},
-                                      {"attach", false}, {"agent", true},  {"agent-options", true}};
-constexpr FlagSpec kSyscallsFlags[] = {{"syscall", true}, {"format", true}, {"raw-tp", false}};
-constexpr FlagSpec kProfileFlags[] = {{"hz", true},           {"format", true}, {"group-by", true},
-                                      {"folded-attrs", true}, {"trace", true},  {"output", true}};
-constexpr FlagSpec kAttachFlags[] = {
-    {"pid", true}, {"agent", true}, {"options", true}, {"timeout", true}};
-
 constexpr absl::string_view kTextFormats[] = {"text", "json"};
 constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded", "pprof", "svg"};
-constexpr double kDefaultAttachTimeoutS = 10;
 constexpr double kMaxAttachTimeoutS = 3600;  // an hour: anything longer is a typo
+
+// A numeric default of the flag table (readerFlags.h).
+long DefaultNumber(ReaderCommand command, absl::string_view name) {
+  long value = 0;
+  return absl::SimpleAtoi(FlagDefault(command, name), &value) ? value : 0;
+}
 
 // --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
 // --attach are a usage error.
@@ -39,17 +33,17 @@ absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArg
     }
     return std::nullopt;
   }
-  return AgentLoadOptions{parsed.Get("agent"), parsed.Get("agent-options"), kDefaultAttachTimeoutS};
+  return AgentLoadOptions{parsed.Get("agent"), parsed.Get("agent-options"),
+                          static_cast<double>(DefaultNumber(kAttach, "timeout"))};
 }
 
 // Parses a command's `args` against `specs` and `more`: a usage error shows the way to its help;
 // with --help the options say only that; else `fill` reads the flags into them.
 template <typename Options>
-absl::StatusOr<Options> ParseCommand(absl::string_view command, std::span<char* const> args,
-                                     std::span<const FlagSpec> specs,
-                                     std::span<const FlagSpec> more,
+absl::StatusOr<Options> ParseCommand(absl::string_view command, ReaderCommand which,
+                                     std::span<char* const> args,
                                      absl::Status (*fill)(const ParsedArgs&, Options&)) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, specs, more);
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, FlagSpecsOf(which));
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(parsed.status().message(), " (see vtctx-reader ", command, " --help)"));
@@ -63,15 +57,15 @@ absl::StatusOr<Options> ParseCommand(absl::string_view command, std::span<char* 
   return options;
 }
 
-absl::Status ParseRunOptions(const ParsedArgs& parsed, uint32_t default_ringbuf_mb,
-                             BpfRunOptions& run) {
+absl::Status ParseRunOptions(const ParsedArgs& parsed, ReaderCommand command, BpfRunOptions& run) {
   absl::StatusOr<pid_t> pid = parsed.Pid();
   if (!pid.ok()) return pid.status();
   absl::StatusOr<double> duration = parsed.Seconds("duration");
   if (!duration.ok()) return duration.status();
   absl::StatusOr<std::optional<double>> wait = parsed.OptionalSeconds("wait");
   if (!wait.ok()) return wait.status();
-  absl::StatusOr<long> ringbuf_mb = parsed.Integer("ringbuf-mb", default_ringbuf_mb, 1, 1024);
+  absl::StatusOr<long> ringbuf_mb =
+      parsed.Integer("ringbuf-mb", DefaultNumber(command, "ringbuf-mb"), 1, 1024);
   if (!ringbuf_mb.ok()) return ringbuf_mb.status();
   if ((*ringbuf_mb & (*ringbuf_mb - 1)) != 0) {
     return absl::InvalidArgumentError("--ringbuf-mb must be a power of two");
@@ -196,7 +190,7 @@ absl::Status FillResolve(const ParsedArgs& parsed, ResolveOptions& options) {
 }
 
 absl::Status FillSyscalls(const ParsedArgs& parsed, SyscallsOptions& options) {
-  if (absl::Status s = ParseRunOptions(parsed, 16, options.run); !s.ok()) return s;
+  if (absl::Status s = ParseRunOptions(parsed, kSyscalls, options.run); !s.ok()) return s;
   if (!parsed.Has("syscall"))
     return absl::InvalidArgumentError("--syscall is required (e.g. write)");
   absl::StatusOr<std::vector<int>> syscalls = ParseSyscalls(parsed.Get("syscall"));
@@ -210,8 +204,8 @@ absl::Status FillSyscalls(const ParsedArgs& parsed, SyscallsOptions& options) {
 }
 
 absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
-  if (absl::Status s = ParseRunOptions(parsed, 4, options.run); !s.ok()) return s;
-  absl::StatusOr<long> hz = parsed.Integer("hz", 99, 1, 100000);
+  if (absl::Status s = ParseRunOptions(parsed, kProfile, options.run); !s.ok()) return s;
+  absl::StatusOr<long> hz = parsed.Integer("hz", DefaultNumber(kProfile, "hz"), 1, 100000);
   if (!hz.ok()) return hz.status();
   absl::StatusOr<std::string> format = parsed.Choice("format", kProfileFormats);
   if (!format.ok()) return format.status();
@@ -237,27 +231,27 @@ absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
   options.pid = *pid;
   options.load.agent_path = parsed.Get("agent");
   options.load.agent_options = parsed.Get("options");
-  options.load.timeout_s = *timeout > 0 ? *timeout : kDefaultAttachTimeoutS;
+  options.load.timeout_s =
+      *timeout > 0 ? *timeout : static_cast<double>(DefaultNumber(kAttach, "timeout"));
   return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<ResolveOptions> ParseResolveOptions(std::span<char* const> args) {
-  return ParseCommand<ResolveOptions>("resolve", args, kResolveFlags, {}, FillResolve);
+  return ParseCommand<ResolveOptions>("resolve", kResolve, args, FillResolve);
 }
 
 absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args) {
-  return ParseCommand<SyscallsOptions>("syscalls", args, kBpfRunFlags, kSyscallsFlags,
-                                       FillSyscalls);
+  return ParseCommand<SyscallsOptions>("syscalls", kSyscalls, args, FillSyscalls);
 }
 
 absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args) {
-  return ParseCommand<ProfileOptions>("profile", args, kBpfRunFlags, kProfileFlags, FillProfile);
+  return ParseCommand<ProfileOptions>("profile", kProfile, args, FillProfile);
 }
 
 absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args) {
-  return ParseCommand<AttachOptions>("attach", args, kAttachFlags, {}, FillAttach);
+  return ParseCommand<AttachOptions>("attach", kAttach, args, FillAttach);
 }
 
 }  // namespace vtctx::reader

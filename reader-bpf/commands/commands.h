@@ -9,26 +9,17 @@
 #include "commands/commandOptions.h"
 #include "vtctx/record.h"
 
-// Help text of `--wait`, for every command that takes it (agentWait.h).
-#define VTCTX_WAIT_HELP                                                                          \
-  "  --wait[=S]       when P does not export " VTCTX_TLS_SYMBOL                                  \
-  " yet (agent not loaded, or\n"                                                                 \
-  "                   being loaded), wait for it: P's maps are read every 200 ms, for at most\n" \
-  "                   S seconds (default: no limit); exit 3 if P exits meanwhile\n"
-
-// Help text of `--attach`, for resolve, syscalls and profile (agentLoad.h).
-#define VTCTX_ATTACH_HELP                                                                        \
-  "  --attach         first load the vtctx agent into P if it is a HotSpot JVM without it (as\n" \
-  "                   `vtctx-reader attach`); already active: say so and go on\n"                \
-  "  --agent PATH     with --attach: the agent (default: beside vtctx-reader)\n"                 \
-  "  --agent-options OPTS  with --attach: the agent's options\n"
-
 namespace vtctx::reader {
 
-extern const char kAttachHelp[];
-extern const char kResolveHelp[];
-extern const char kSyscallsHelp[];
-extern const char kProfileHelp[];
+// What a command does, before and after the flags (readerFlags.h) in its --help.
+struct CommandHelp {
+  const char* intro;  // the usage line, an example, what it does
+  const char* outro;  // "" or what follows the flags (exit codes)
+};
+extern const CommandHelp kAttachHelp;
+extern const CommandHelp kResolveHelp;
+extern const CommandHelp kSyscallsHelp;
+extern const CommandHelp kProfileHelp;
 
 absl::Status RunAttach(const AttachOptions& options);
 absl::Status RunResolve(const ResolveOptions& options);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/string_view.h"
 #include "commands/commands.h"
+#include "commands/readerFlags.h"
 #include "vtctx/record.h"
 #include "vtctx/version.h"
 
@@ -81,12 +82,16 @@ int ExitCode(absl::StatusCode code) {
 
 // A command: its options parsed from `args`, then its help printed (--help) or it is run.
 template <typename Options>
-absl::Status ParseAndRun(absl::StatusOr<Options> (*parse)(std::span<char* const>), const char* help,
+absl::Status ParseAndRun(absl::StatusOr<Options> (*parse)(std::span<char* const>),
+                         vtctx::reader::ReaderCommand command,
+                         const vtctx::reader::CommandHelp& help,
                          absl::Status (*run)(const Options&), std::span<char* const> args) {
   absl::StatusOr<Options> options = parse(args);
   if (!options.ok()) return options.status();
   if (options->help) {
-    fputs(help, stdout);
+    fputs(help.intro, stdout);
+    fputs(vtctx::reader::FlagsHelp(command).c_str(), stdout);
+    fputs(help.outro, stdout);
     return absl::OkStatus();
   }
   return run(*options);
@@ -114,16 +119,16 @@ int main(int argc, char** argv) {
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
   absl::Status status;
   if (command == "attach") {
-    status = ParseAndRun(vtctx::reader::ParseAttachOptions, vtctx::reader::kAttachHelp,
+    status = ParseAndRun(vtctx::reader::ParseAttachOptions, vtctx::reader::kAttach, vtctx::reader::kAttachHelp,
                          vtctx::reader::RunAttach, args);
   } else if (command == "resolve") {
-    status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolveHelp,
+    status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolve, vtctx::reader::kResolveHelp,
                          vtctx::reader::RunResolve, args);
   } else if (command == "syscalls") {
-    status = ParseAndRun(vtctx::reader::ParseSyscallsOptions, vtctx::reader::kSyscallsHelp,
+    status = ParseAndRun(vtctx::reader::ParseSyscallsOptions, vtctx::reader::kSyscalls, vtctx::reader::kSyscallsHelp,
                          vtctx::reader::RunSyscalls, args);
   } else if (command == "profile") {
-    status = ParseAndRun(vtctx::reader::ParseProfileOptions, vtctx::reader::kProfileHelp,
+    status = ParseAndRun(vtctx::reader::ParseProfileOptions, vtctx::reader::kProfile, vtctx::reader::kProfileHelp,
                          vtctx::reader::RunProfile, args);
   } else {
     fprintf(stderr, "vtctx-reader: unknown command '%s'\n%s", argv[1], kUsage);

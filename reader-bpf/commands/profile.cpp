@@ -35,12 +35,8 @@
 
 namespace vtctx::reader {
 
-const char kProfileHelp[] =
-    "usage: vtctx-reader profile --pid P [--hz 99] [--duration S]\n"
-    "                            [--format table|json|folded|pprof|svg] [--output FILE]\n"
-    "                            [--trace ID[,ID...]] [--group-by trace|NAME[,NAME...]]\n"
-    "                            [--folded-attrs NAME[,...]] [--attach] [--wait[=S]]\n"
-    "                            [--ringbuf-mb N] [--bpf-stats] [--verbose]\n"
+const CommandHelp kProfileHelp = {
+    "usage: vtctx-reader profile --pid P [flags]\n"
     "e.g.  vtctx-reader profile --attach --pid P -d 30 --format pprof --output p.pb.gz\n"
     "\n"
     "Samples the CPU use of process P (a cpu-clock perf event per CPU) and tags every sample with\n"
@@ -49,36 +45,8 @@ const char kProfileHelp[] =
     "'vtctx-reader: attached' on stderr once live; stops at SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
     "--duration, the target's exit or a closed stdout, then writes the result and a summary\n"
     "line on stderr and exits 0.\n"
-    "\n"
-    "  --pid P          target process (all its threads)\n"
-    "  --hz N           samples per second of CPU time, per CPU (default 99); one sample stands\n"
-    "                   for 1e9/N ns of CPU\n"
-    "  --duration S, -d S  stop after S seconds\n" VTCTX_WAIT_HELP VTCTX_ATTACH_HELP
-    "  --format F       table (default): traces ranked by CPU time;\n"
-    "                   json: one object per sample (tid, cpu, ts_ns, record, valid, trace_id,\n"
-    "                   span_id, trace_flags, context, attrs, attributes);\n"
-    "                   folded: 'trace_<id>;span_<id>;frames... count' lines for flame graphs;\n"
-    "                   pprof: profile.proto, gzip (go tool pprof, Pyroscope), labels trace_id,\n"
-    "                   span_id, thread.id and the named attributes; needs --output;\n"
-    "                   svg: a self-contained flame graph\n"
-    "                   (stacks: frame pointers, run the JVM with -XX:+PreserveFramePointer; JIT\n"
-    "                   frames named by the JVM itself, its perf map asked for through its\n"
-    "                   attach socket when sampling starts and ends)\n"
-    "  --output FILE, -o FILE  pprof and svg: write there (svg: default stdout)\n"
-    "  --trace ID,...   folded, svg, pprof: only the samples of these trace ids (32 hex digits)\n"
-    "  --group-by G     table: rank by trace (default), or by the values of the named record\n"
-    "                   attributes (names from P's OTEP 4719 attribute key map, or #<index>),\n"
-    "                   e.g. --group-by http.route\n"
-    "  --folded-attrs A folded, svg: start each stack with '<name>=<value>' frames of these\n"
-    "                   attributes, e.g. --folded-attrs http.route,user.id\n"
-    "                   (--group-by, --folded-attrs and pprof send every sample to user space,\n"
-    "                   like json)\n"
-    "  --ringbuf-mb N   ring buffer size in MiB for json, pprof, --group-by and --folded-attrs,\n"
-    "                   a power of two (default 4)\n"
-    "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
-    "                   measure the fixed cost of a run with --bpf-stats\n"
-    "  --bpf-stats      enable kernel BPF run-time statistics and report ns per sample\n"
-    "  --verbose        libbpf diagnostics\n";
+    "\n",
+    ""};
 
 namespace {
 

@@ -18,8 +18,8 @@
 
 namespace vtctx::reader {
 
-const char kResolveHelp[] =
-    "usage: vtctx-reader resolve --pid P [--format text|json] [--wait[=S]]\n"
+const CommandHelp kResolveHelp = {
+    "usage: vtctx-reader resolve --pid P [flags]\n"
     "\n"
     "Finds every mapped ELF of process P that exports " VTCTX_TLS_SYMBOL
     " in .dynsym, classifies its\n"
@@ -28,12 +28,8 @@ const char kResolveHelp[] =
     "each thread's current record with its attributes named through the key map. Each thread is\n"
     "stopped (ptrace) while its slot and record are read, then resumed; a thread already traced\n"
     "(debugger, strace, another reader) is listed unread, with a note.\n"
-    "\n"
-    "  --pid P          target process\n" VTCTX_WAIT_HELP VTCTX_ATTACH_HELP
-    "  --format F       text (default) or json: one object per module (library, access_model,\n"
-    "                   tls, tls_offset or module_id/offset), then {\"process_context\":{...}},\n"
-    "                   then one per thread (tid, record, valid, trace_id, span_id, trace_flags,\n"
-    "                   attrs, attributes, ...)\n";
+    "\n",
+    ""};
 
 namespace {
 

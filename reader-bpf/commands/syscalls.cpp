@@ -25,10 +25,8 @@
 
 namespace vtctx::reader {
 
-const char kSyscallsHelp[] =
-    "usage: vtctx-reader syscalls --pid P --syscall NAMES [--format text|json] [--duration S]\n"
-    "                             [--wait[=S]] [--ringbuf-mb N] [--bpf-stats] [--raw-tp]\n"
-    "                             [--verbose]\n"
+const CommandHelp kSyscallsHelp = {
+    "usage: vtctx-reader syscalls --pid P --syscall NAMES [flags]\n"
     "\n"
     "Prints one event per entry of the selected syscalls by any thread of process P, with the\n"
     "context (trace/span, attributes named through P's OTEP 4719 process context) "
@@ -38,21 +36,8 @@ const char kSyscallsHelp[] =
     "SIGTERM, SIGHUP, SIGPIPE, --duration, the target's exit or a closed stdout (e.g. | head -1)\n"
     "drain the ring buffer, print a summary line on stderr and exit 0. A syscall the kernel\n"
     "restarts (interrupted by a signal or a ptrace stop) can be reported twice.\n"
-    "\n"
-    "  --pid P          target process (all its threads)\n"
-    "  --syscall NAMES  comma-separated syscall names or numbers (e.g. write,pwrite64), or 'all'\n"
-    "  --format F       text (default) or json: one object per event with tid, syscall, nr, fd\n"
-    "                   (arg 0), count (arg 2), args, record, valid, trace_id, span_id,\n"
-    "                   trace_flags, context, ts_ns, and with attributes: attrs (by key index)\n"
-    "                   and attributes ({name: value})\n"
-    "  --duration S     stop after S seconds (default: until stopped as above)\n" VTCTX_WAIT_HELP
-        VTCTX_ATTACH_HELP
-    "  --ringbuf-mb N   ring buffer size in MiB, a power of two (default 16)\n"
-    "  --bpf-floor      benchmark aid: programs stop right after the pid filter (no output), to\n"
-    "                   measure the fixed cost of a run with --bpf-stats\n"
-    "  --bpf-stats      enable kernel BPF run-time statistics and report ns per program run\n"
-    "  --raw-tp         attach to the raw tracepoint even when BTF tracepoints work\n"
-    "  --verbose        libbpf diagnostics\n";
+    "\n",
+    ""};
 
 namespace {
 
