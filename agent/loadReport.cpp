@@ -7,26 +7,22 @@
 #include <cstring>
 
 #include "ownedFile.h"
+#include "vtctx/loadReport.h"
 #include "vtctx/version.h"
 
 namespace vtctx {
-namespace {
-
-// The free text stays on its line whatever it holds.
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
-}  // namespace
 
 std::string ActiveReportLine(const ActiveReport& r) {
-  return std::string("active vtctx=" VTCTX_VERSION " load=") + r.load +
-         " java=" + OneLine(r.java_version) + " record_size=" + std::to_string(r.record_size) +
-         " records=" + std::to_string(r.records) + " bind=" + r.bind +
-         " options=" + OneLine(r.options);
+  protocol::LoadReport report;
+  report.active = true;
+  report.fields = {{"vtctx", VTCTX_VERSION},
+                   {"load", r.load},
+                   {"java", r.java_version},
+                   {"record_size", std::to_string(r.record_size)},
+                   {"records", std::to_string(r.records)},
+                   {"bind", r.bind}};
+  report.text = r.options;
+  return protocol::EncodeLoadReport(report);
 }
 
 std::string WithoutReport(const char* options) {
@@ -44,7 +40,10 @@ std::string WithoutReport(const char* options) {
 }
 
 std::string InactiveReportLine(const std::string& reason) {
-  return "inactive vtctx=" VTCTX_VERSION " reason=" + OneLine(reason);
+  protocol::LoadReport report;
+  report.fields = {{"vtctx", VTCTX_VERSION}};
+  report.text = reason;
+  return protocol::EncodeLoadReport(report);
 }
 
 std::string WriteLoadReport(const std::string& path, const std::string& line) {

@@ -1,15 +1,10 @@
 // The outcome of a load as one line in a file (option report=PATH), for an attacher that cannot
 // see the JVM's stderr: `vtctx-reader attach` creates the file, passes its path and reads it after
 // the attach returned. Written once per load, before Agent_OnAttach/Agent_OnLoad returns (HotSpot
-// unloads the library right after a failed attach). Fields are single-space separated, the free
-// text last so that it may hold anything but a newline:
-//
-//   active vtctx=<version> load=<startup|attached|again> java=<version> record_size=<bytes>
-//          records=<handed out> bind=<mount|start|use> options=<the options of the active load>
-//   inactive vtctx=<version> reason=<the one-line reason the agent also logs>
-//
-// `load=again`: the agent was already active and this load changed nothing (its options are
-// ignored; `options=` shows those in force).
+// unloads the library right after a failed attach). The line's grammar is the protocol's
+// (protocol/include/vtctx/loadReport.h, docs/protocol.md "Load report"); `load=again`: the agent
+// was already active and this load changed nothing (its options are ignored; `options=` shows
+// those in force).
 #ifndef VTCTX_AGENT_LOAD_REPORT_H_
 #define VTCTX_AGENT_LOAD_REPORT_H_
 

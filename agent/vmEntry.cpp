@@ -242,7 +242,10 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
             : abort_on_error ? "aborting (onerror=abort)"
                              : "vtctx is inactive and the JVM continues (onerror=abort to fail "
                                "instead)");
-  return late || abort_on_error ? JNI_ERR : JNI_OK;
+  // Distinct codes for the attacher (jcmd prints "return code: N"; async-profiler does the same):
+  // JNI_EINVAL (-6) for options that do not parse, JNI_ERR (-1) for a start that failed.
+  if (!late && !abort_on_error) return JNI_OK;
+  return parsed.ok() ? JNI_ERR : JNI_EINVAL;
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "target/processMemory.h"
 #include "target/tlsResolver.h"
 #include "target/untrustedText.h"
+#include "vtctx/loadReport.h"
 #include "vtctx/processContextHeader.h"
 
 namespace vtctx::reader {
@@ -369,29 +370,16 @@ absl::StatusOr<AgentReport> Outcome(const TargetProcess& target, const LoadAnswe
 }  // namespace
 
 absl::StatusOr<AgentReport> ParseAgentReport(absl::string_view line) {
+  protocol::LoadReport decoded;
+  std::string error;
+  if (!protocol::DecodeLoadReport(std::string_view(line.data(), line.size()), &decoded, &error)) {
+    return absl::InvalidArgumentError(absl::StrCat(error, ": '", Printable(line, 200), "'"));
+  }
   AgentReport out;
-  absl::string_view rest = line;
-  if (absl::ConsumePrefix(&rest, "active ")) {
-    out.active = true;
-  } else if (!absl::ConsumePrefix(&rest, "inactive ")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not an agent report: '", Printable(line, 200), "'"));
-  }
-  const absl::string_view last = out.active ? "options=" : "reason=";
-  while (!rest.empty()) {
-    if (absl::ConsumePrefix(&rest, last)) {
-      out.text = std::string(rest);
-      return out;
-    }
-    const size_t space = rest.find(' ');
-    const absl::string_view word = rest.substr(0, space);
-    const size_t eq = word.find('=');
-    if (eq == absl::string_view::npos) break;
-    out.fields[std::string(word.substr(0, eq))] = std::string(word.substr(eq + 1));
-    rest = space == absl::string_view::npos ? "" : rest.substr(space + 1);
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("agent report without ", last, ": '", Printable(line, 200), "'"));
+  out.active = decoded.active;
+  for (auto& [key, value] : decoded.fields) out.fields[key] = std::move(value);
+  out.text = std::move(decoded.text);
+  return out;
 }
 
 std::string DescribeAgentReport(const AgentReport& r) {

@@ -8,16 +8,17 @@ source "$(dirname "$0")/lateAttachTarget.sh"
 start_target "$work/out"
 
 lines_before=0
-# expect_refused <how: api|jcmd> <options> <regex of the one new vtctx line>
+# expect_refused <how: api|jcmd> <options> <regex of the one new vtctx line> [jcmd's return code:
+# -6 (JNI_EINVAL) for options that do not parse, -1 (JNI_ERR) for a start that failed]
 expect_refused() {
-  local how=$1 opts=$2 regex=$3 rc=0 line
+  local how=$1 opts=$2 regex=$3 code=${4:--6} rc=0 line
   if [[ $how == api ]]; then
     "$JAVA" -cp "$CLASSES" io.vtctx.test.AttachAgent "$target" "$AGENT" "$opts" >"$work/att" 2>&1 ||
       rc=$?
     [[ $rc -ne 0 ]] || fail "[$opts] the Attach API reported success"
   else
     "$JCMD" "$target" JVMTI.agent_load "$AGENT" "\"$opts\"" >"$work/att" 2>&1 || rc=$?
-    if [[ $rc -eq 0 ]] && ! grep -q 'return code: -1' "$work/att"; then
+    if [[ $rc -eq 0 ]] && ! grep -q "return code: $code\$" "$work/att"; then
       fail "[$opts] jcmd reported success: $(tr '\n' ' ' <"$work/att")"
     fi
   fi
@@ -37,6 +38,8 @@ expect_refused jcmd "log=off,bogus=1" "unknown option 'bogus'.*the attach fails"
 expect_refused api "stats=$work/no-such-dir/stats.json" \
   "cannot use '$work/no-such-dir/stats.json': No such file or directory.*the attach fails"
 expect_refused jcmd "log=info,log=off" "option log given twice.*the attach fails"
+expect_refused jcmd "stats=$work/no-such-dir/s.json" \
+  "cannot use '$work/no-such-dir/s.json': No such file or directory.*the attach fails" -1
 
 # Nothing of the failed attaches is left: a good attach goes active and the target's checks pass.
 "$JCMD" "$target" JVMTI.agent_load "$AGENT" "\"log=info,stats=$work/stats.json\"" >"$work/att" 2>&1 ||

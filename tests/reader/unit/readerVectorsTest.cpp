@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hotspot/agentLoad.h"
 #include "target/processContextPayload.h"
 #include "target/recordFormat.h"
 #include "vectorFile.h"
@@ -101,6 +102,29 @@ TEST(ReaderVectors, EncodedPayloadsDecode) {
     EXPECT_TRUE(keys.schema_supported);
     EXPECT_EQ(keys.key_map_error, "");
     EXPECT_EQ(HexList(keys.key_map), SplitList(v.Field("keys"), ','));
+  }
+}
+
+// What the agent writes at a load, as the reader takes it (hotspot/agentLoad.h).
+TEST(ReaderVectors, LoadReportsParseToTheirFields) {
+  int n = 0;
+  for (const char* kind : {"active", "inactive"}) {
+    for (const Vector& v : ReadVectors("loadReport.vec", kind)) {
+      absl::StatusOr<AgentReport> report = ParseAgentReport(v.Bytes("line"));
+      ASSERT_TRUE(report.ok()) << v.name << ": " << report.status();
+      EXPECT_EQ(report->active, std::string(kind) == "active") << v.name;
+      EXPECT_EQ(report->text, v.Bytes("text")) << v.name;
+      for (const std::string& item : SplitList(v.Field("fields"), ',')) {
+        const size_t colon = item.find(':');
+        EXPECT_EQ(report->fields[item.substr(0, colon)], Vector::FromHex(item.substr(colon + 1)))
+            << v.name;
+      }
+      ++n;
+    }
+  }
+  EXPECT_GE(n, 5);
+  for (const Vector& v : ReadVectors("loadReport.vec", "malformed")) {
+    EXPECT_TRUE(absl::IsInvalidArgument(ParseAgentReport(v.Bytes("line")).status())) << v.name;
   }
 }
 
