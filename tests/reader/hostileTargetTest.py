@@ -294,6 +294,9 @@ def huge_perfdata(args):
         stop_jvm(jvm)
 
 
+# The chroot's own root: the JDK (/usr), /etc, /dev, /proc, the test classes at /vtctx-classes
+# (not at their own path: a build tree under /tmp would make /tmp a directory), and /tmp an
+# absolute symlink to a directory the host has at the same path.
 _CHROOT = r"""set -e
 root=$(mktemp -d /dev/shm/vtctx-croot.XXXXXX)
 mount -t tmpfs tmpfs "$root"
@@ -303,7 +306,7 @@ mount --rbind /usr "$root/usr"
 mount --bind /etc "$root/etc"
 mount --rbind /dev "$root/dev"
 mount -t proc proc "$root/proc"
-mkdir -p "$root$1"; mount --bind "$1" "$root$1"
+mkdir -p "$root/vtctx-classes"; mount --bind "$1" "$root/vtctx-classes"
 mkdir -p "$root$2"; chmod 1777 "$root$2"; ln -s "$2" "$root/tmp"
 shift 2
 exec chroot "$root" "$@"
@@ -316,7 +319,7 @@ def symlinked_tmp(args):
     os.chmod(host_dir, 0o1777)
     wrapper = subprocess.Popen(
         ["unshare", "--pid", "--mount", "--fork", "--propagation", "private", "sh", "-c",
-         _CHROOT, "sh", args.classes, host_dir, args.java, "-cp", args.classes, "IdleTarget"],
+         _CHROOT, "sh", args.classes, host_dir, args.java, "-cp", "/vtctx-classes", "IdleTarget"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out = LineReader(wrapper.stdout, echo_prefix="chroot: ")
