@@ -15,7 +15,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..", "lib")]
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "scripts", "lib")]
 import attribution  # noqa: E402
 import report  # noqa: E402
 import slowGraph  # noqa: E402
