@@ -6,15 +6,22 @@
 #   share/doc/vtctx/                     README, docs, license
 # Packages: vtctx-<version>-linux-<arch>.tar.gz and a .deb that needs nothing but libc6.
 
-# The shim's Maven version is the project's: one version everywhere.
-file(STRINGS ${PROJECT_SOURCE_DIR}/java-shim/pom.xml _vtctx_pom_version REGEX
-     "^  <version>[^<]+</version>" LIMIT_COUNT 1)
-string(REGEX REPLACE ".*<version>([^<]+)</version>.*" "\\1" _vtctx_pom_version
-                     "${_vtctx_pom_version}")
-if(NOT _vtctx_pom_version STREQUAL PROJECT_VERSION)
-  message(FATAL_ERROR "vtctx: java-shim/pom.xml has version ${_vtctx_pom_version}, the project "
+# One version everywhere: the Maven builds' version is the root pom.xml's property `revision`
+# (every module's version is ${revision}); its default must be the project's, and every Maven run
+# of CMake and ctest also passes it in (-Drevision=${PROJECT_VERSION}).
+file(STRINGS ${PROJECT_SOURCE_DIR}/pom.xml _vtctx_pom_revision REGEX "<revision>[^<]*</revision>")
+list(LENGTH _vtctx_pom_revision _vtctx_pom_revisions)
+if(NOT _vtctx_pom_revisions EQUAL 1)
+  message(FATAL_ERROR "vtctx: pom.xml must declare the property <revision> once (found "
+                      "${_vtctx_pom_revisions})")
+endif()
+string(REGEX REPLACE ".*<revision>([^<]*)</revision>.*" "\\1" _vtctx_pom_revision
+                     "${_vtctx_pom_revision}")
+if(NOT _vtctx_pom_revision STREQUAL PROJECT_VERSION)
+  message(FATAL_ERROR "vtctx: pom.xml has revision ${_vtctx_pom_revision}, the project "
                       "${PROJECT_VERSION} (CMakeLists.txt): make them equal")
 endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/pom.xml)
 
 find_program(VTCTX_MVN mvn)
 if(VTCTX_MVN)
@@ -33,10 +40,11 @@ if(VTCTX_BUILD_SHIM)
   add_custom_command(
     OUTPUT ${VTCTX_SHIM_JAR}
     COMMAND ${VTCTX_MVN} -B -q -ntp -Dstyle.color=never -f ${PROJECT_SOURCE_DIR}/java-shim/pom.xml
-            -Dvtctx.buildDir=${PROJECT_BINARY_DIR}/java-shim
+            -Drevision=${PROJECT_VERSION} -Dvtctx.buildDir=${PROJECT_BINARY_DIR}/java-shim
             "-Dvtctx.jdkVersion=[${JDK_VERSION_MAJOR},${_vtctx_next_major})"
             -Dmaven.test.skip=true -Dvtctx.javadoc.skip=true -Dmaven.source.skip=true package
     DEPENDS ${_vtctx_shim_sources} ${PROJECT_SOURCE_DIR}/java-shim/pom.xml
+            ${PROJECT_SOURCE_DIR}/pom.xml
     COMMENT "Maven: the Java shim jar"
     VERBATIM)
   add_custom_target(vtctx_shim_jar ALL DEPENDS ${VTCTX_SHIM_JAR})
