@@ -56,6 +56,7 @@ if ((do_build)); then
   cmake --build "$build"
 fi
 source "$root/scripts/lib/jdk.sh"
+source "$root/scripts/lib/version.sh"
 if [[ -z $java ]]; then
   jdk=$(vtctx_find_jdk) || { log "no JDK >= 21 (set JAVA_HOME)"; exit 1; }
   java=$jdk/bin/java
@@ -74,15 +75,17 @@ is_root=0
 [[ $(id -u) -eq 0 ]] && is_root=1
 
 # Java parts: the shim jar as users build it, then the JMH (or service) jar against it (Maven
-# writes into the build tree). Pinned to the JDK's major version, like the ctest Maven runs.
+# writes into the build tree, at the build's version). Pinned to the JDK's major version, like the
+# ctest Maven runs.
 major=$("$java" -XshowSettings:properties -version 2>&1 |
   sed -n 's/^ *java.specification.version = //p')
-mvn_args=(-q -B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
+version=$(vtctx_build_version "$build")
+mvn_args=(-q -B -ntp "-Drevision=$version" "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
 part=$( ((service)) && echo service || echo jmh)
 log "building the shim jar and the $part jar (Maven)"
 mvn "${mvn_args[@]}" -f "$root/java-shim/pom.xml" -DskipTests \
   -Dvtctx.buildDir="$build/bench/shim" package
-shim_jar=$build/bench/shim/vtctx-shim-0.1.0.jar
+shim_jar=$build/bench/shim/vtctx-shim-$version.jar
 mvn "${mvn_args[@]}" -f "$root/benchmarks/$part/pom.xml" -Dvtctx.buildDir="$build/bench/$part" \
   -Dvtctx.shimJar="$shim_jar" package
 jmh_jar=$build/bench/jmh/benchmarks.jar

@@ -43,17 +43,19 @@ if ((setup)); then
   cmake --build "$build" --target vtctx vtctx-reader vtctx_demo_native
 fi
 source scripts/lib/jdk.sh
+source scripts/lib/version.sh
 jdk=$(vtctx_find_jdk)
 for f in "$build/agent/libvtctx.so" "$build/reader-bpf/vtctx-reader" \
   "$build/demo/libvtctx_demo_native.so"; do
   [[ -e $f ]] || { echo "demo: $f is missing; build first (drop --skip-setup)" >&2; exit 1; }
 done
 
-# Maven writes into the build tree; the shim's tests are ctest's job, not the demo's. Its output
-# goes to a log, shown only on failure.
+# Maven writes into the build tree, at the build's version; the shim's tests are ctest's job, not
+# the demo's. Its output goes to a log, shown only on failure.
 echo "demo: building the shim and demo jars (Maven)"
 major=$(vtctx_jdk_major "$jdk")
-mvn_args=(-B -ntp "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
+version=$(vtctx_build_version "$build")
+mvn_args=(-B -ntp "-Drevision=$version" "-Dvtctx.jdkVersion=[$major,$((major + 1)))")
 mkdir -p "$build/demo"
 mvn_log=$build/demo/maven.log
 if ! { mvn "${mvn_args[@]}" -f java-shim/pom.xml -Dmaven.test.skip=true \
@@ -64,8 +66,7 @@ if ! { mvn "${mvn_args[@]}" -f java-shim/pom.xml -Dmaven.test.skip=true \
   echo "demo: the Maven build failed (full log: $mvn_log)" >&2
   exit 1
 fi
-# The shim's own jar, not its -sources/-javadoc jars.
-shim_jar=$(ls "$build"/demo/shim/vtctx-shim-*.jar | grep -Ev -- '-(sources|javadoc)\.jar$')
+shim_jar=$build/demo/shim/vtctx-shim-$version.jar
 classpath="$build/demo/java/vtctx-demo.jar:$build/demo/java/lib/*:$shim_jar"
 
 echo

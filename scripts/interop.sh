@@ -33,6 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
 . scripts/lib/jdk.sh
+. scripts/lib/version.sh
 
 PROFILER_COMMIT=4905b24680d8d3445b42a93bbaec846b517ca188
 PROFILER_MAIN_COMMIT=b442421a32ccfa07a527084c7c93b0f2b260b28f
@@ -63,8 +64,9 @@ log() { echo "interop: $*" >&2; }
 # --- vtctx itself -------------------------------------------------------------------------------
 BUILD=$REPO/build
 [[ -f $BUILD/agent/libvtctx.so ]] || { cmake -S . -B "$BUILD" -G Ninja && cmake --build "$BUILD" --target vtctx; }
-SHIM=$REPO/java-shim/target/vtctx-shim-0.1.0.jar
-[[ -f $SHIM ]] || mvn -q -f java-shim/pom.xml package -DskipTests
+VERSION=$(vtctx_build_version "$BUILD")
+SHIM=$REPO/java-shim/target/vtctx-shim-$VERSION.jar
+[[ -f $SHIM ]] || mvn -q -f java-shim/pom.xml "-Drevision=$VERSION" package -DskipTests
 AGENT=$BUILD/agent/libvtctx.so
 mkdir -p "$WORK/wl"
 "$JDK/bin/javac" -d "$WORK/wl" -cp "$SHIM" tests/interop/InteropWorkload.java

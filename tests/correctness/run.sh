@@ -48,6 +48,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 source "$root/scripts/lib/jdk.sh"
+source "$root/scripts/lib/version.sh"
 jdk=$(vtctx_find_jdk) || { echo "run.sh: no JDK >= 21 found (JAVA_HOME, /usr/lib/jvm)" >&2; exit 1; }
 major=$(vtctx_jdk_major "$jdk")
 ((major >= 22)) || { echo "run.sh: $jdk is JDK $major; the marker program is built with >= 22" >&2; exit 1; }
@@ -61,7 +62,8 @@ done
 java_out=${prebuilt:-$build/tests/correctness/java}
 if [[ -z $prebuilt ]]; then
   echo "run.sh: building the shim jar and the marker program (Maven) into $java_out"
-  JDK_RANGE="[$major,$((major + 1)))" bash "$here/buildJava.sh" "$java_out"
+  version=$(vtctx_build_version "$build")
+  VERSION=$version JDK_RANGE="[$major,$((major + 1)))" bash "$here/buildJava.sh" "$java_out"
 fi
 [[ -s $java_out/classpath ]] || { echo "run.sh: $java_out/classpath missing" >&2; exit 1; }
 

@@ -2,10 +2,11 @@
 # Builds the shim's JMH benchmarks and runs every benchmark once, briefly, under the agent, so that
 # they keep compiling and running (setup checks included: -foe fails on any error). Not a
 # measurement: see benchmarks/jmh-shim/run.sh and docs/shim.md.
-#   env: MVN JAVA AGENT PROBE_DIR OUT JDK_RANGE (set by ctest)
+#   env: MVN VERSION JAVA AGENT PROBE_DIR OUT JDK_RANGE (set by ctest)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-"$MVN" -B -ntp -q -f "$root/benchmarks/jmh-shim/pom.xml" "-Dvtctx.jdkVersion=$JDK_RANGE" \
+"$MVN" -B -ntp -q -f "$root/benchmarks/jmh-shim/pom.xml" "-Drevision=$VERSION" \
+  "-Dvtctx.jdkVersion=$JDK_RANGE" \
   "-Dvtctx.buildDir=$OUT" package
 # jmh.ignoreLock: a smoke run measures nothing, so it need not wait for (or fail on) another JMH
 # run on the machine holding /tmp/jmh.lock.
