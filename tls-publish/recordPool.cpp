@@ -93,7 +93,7 @@ RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
     const uint64_t slabs = want / kSlabBytes;
     const size_t links_bytes =
         (slabs * records_per_slab_ * sizeof(FreeLink) + page_size_ - 1) / page_size_ * page_size_;
-    const size_t side_bytes = 2 * links_bytes + slabs * chunks_per_slab_ * sizeof(uint32_t);
+    const size_t side_bytes = 3 * links_bytes + slabs * chunks_per_slab_ * sizeof(uint32_t);
     char* base = Reserve(want, kSlabBytes);
     if (base == nullptr) continue;
     char* side = Reserve(side_bytes, page_size_);
@@ -107,7 +107,8 @@ RecordPool::RecordPool(size_t record_size, size_t reserve_bytes)
     side_bytes_ = side_bytes;
     links_ = reinterpret_cast<FreeLink*>(side);
     holders_ = reinterpret_cast<std::atomic<uint64_t>*>(side + links_bytes);
-    chunk_links_ = reinterpret_cast<uint32_t*>(side + 2 * links_bytes);
+    holder_ids_ = reinterpret_cast<std::atomic<uint64_t>*>(side + 2 * links_bytes);
+    chunk_links_ = reinterpret_cast<uint32_t*>(side + 3 * links_bytes);
     break;
   }
   // Records never straddle a slab boundary: the tail of a slab that cannot hold a whole record
@@ -139,8 +140,10 @@ bool RecordPool::EnsureCommitted(uint64_t end_record) {
   const size_t chunk_link = sizeof(uint32_t) * chunks_per_slab_;
   const size_t chunk_links_offset = reinterpret_cast<char*>(chunk_links_) - side_;
   const size_t holders_offset = reinterpret_cast<char*>(holders_) - side_;
+  const size_t ids_offset = reinterpret_cast<char*>(holder_ids_) - side_;
   if (!CommitRange(side_, have * link, need * link, page_size_) ||
       !CommitRange(side_, holders_offset + have * link, holders_offset + need * link, page_size_) ||
+      !CommitRange(side_, ids_offset + have * link, ids_offset + need * link, page_size_) ||
       !CommitRange(side_, chunk_links_offset + have * chunk_link,
                    chunk_links_offset + need * chunk_link, page_size_) ||
       !CommitRange(base_, have * kSlabBytes, need * kSlabBytes, page_size_)) {
@@ -404,10 +407,12 @@ uint64_t RecordPool::Trim() {
   }
   // 5. Zap link and holder pages used only by trimmed chunks, at least one of them new (the
   // others' pages were zapped when they were trimmed). Runs of trimmed chunks adjacent in slot
-  // order. Holders have the links' geometry (8 bytes per record): the same pages of each.
+  // order. Both holder arrays have the links' geometry (8 bytes per record): the same pages of
+  // each.
   static_assert(sizeof(FreeLink) == sizeof(std::atomic<uint64_t>));
   const char* links = reinterpret_cast<const char*>(links_);
   const char* holders = reinterpret_cast<const char*>(holders_);
+  const char* holder_ids = reinterpret_cast<const char*>(holder_ids_);
   for (uint64_t c = 0; c < chunks;) {
     if (mark[c] == 0) {
       ++c;
@@ -432,6 +437,7 @@ uint64_t RecordPool::Trim() {
       if (!has_new && zap_from != to) {
         zap(const_cast<char*>(links) + zap_from, page - zap_from);
         zap(const_cast<char*>(holders) + zap_from, page - zap_from);
+        zap(const_cast<char*>(holder_ids) + zap_from, page - zap_from);
         zap_from = to;
       }
     }
@@ -490,6 +496,7 @@ uint64_t RecordPool::ResidentBytes() const {
   return ResidentBytesOf(base_, slabs * kSlabBytes) +
          ResidentBytesOf(side_, slabs * records_per_slab_ * sizeof(FreeLink)) +
          ResidentBytesOf(holders_, slabs * records_per_slab_ * sizeof(FreeLink)) +
+         ResidentBytesOf(holder_ids_, slabs * records_per_slab_ * sizeof(FreeLink)) +
          ResidentBytesOf(chunk_links_, slabs * chunks_per_slab_ * sizeof(uint32_t));
 }
 

@@ -134,16 +134,25 @@ class RecordPool {
   std::atomic<uint64_t>& Holder(const ThreadContextRecord* record) const {
     return holders_[IndexOf(record) - 1];
   }
-  // Calls f(record, holder word value) for every record whose holder word is not zero. Reads only
-  // the side array (a maintenance thread's sweep; concurrent Take/Return are fine).
+  // A second such word: the id the holder knows the record's thread by (the agent's thread-index
+  // key, vtctx/threadIndex.h), 0 if none. The same rules as Holder().
+  std::atomic<uint64_t>& HolderThreadId(const ThreadContextRecord* record) const {
+    return holder_ids_[IndexOf(record) - 1];
+  }
+  // Calls f(record, holder word value) for every record whose holder word is not zero, of the
+  // `count` records carved from the `first` one on (in carving order). Reads only the side array
+  // (a maintenance thread's sweep; concurrent Take/Return are fine).
   template <typename F>
-  void ForEachHeld(F&& f) const {
-    const uint64_t carved =
-        std::min<uint64_t>(carved_.load(std::memory_order_acquire), reserved_records_);
-    for (uint64_t k = 0; k < carved; ++k) {
+  void ForEachHeldIn(uint64_t first, uint64_t count, F&& f) const {
+    const uint64_t end = std::min(carved(), first + count);
+    for (uint64_t k = first; k < end; ++k) {
       const uint64_t v = holders_[k].load(std::memory_order_acquire);
       if (v != 0) f(At(static_cast<uint32_t>(k + 1)), v);
     }
+  }
+  // Records carved so far (their holder words exist).
+  uint64_t carved() const {
+    return std::min<uint64_t>(carved_.load(std::memory_order_acquire), reserved_records_);
   }
 
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_bytes_; }
@@ -245,13 +254,14 @@ class RecordPool {
   char* base_ = nullptr;
   size_t reserved_bytes_ = 0;
   uint64_t reserved_records_ = 0;
-  // Side reservation: links_[reserved_records_], holders_[reserved_records_] (the same page
-  // geometry: 8 bytes per record each), then chunk_links_[reserved chunks]; committed with the
-  // slabs they describe.
+  // Side reservation: links_[reserved_records_], holders_[reserved_records_],
+  // holder_ids_[reserved_records_] (the same page geometry: 8 bytes per record each), then
+  // chunk_links_[reserved chunks]; committed with the slabs they describe.
   char* side_ = nullptr;
   size_t side_bytes_ = 0;
   FreeLink* links_ = nullptr;
   std::atomic<uint64_t>* holders_ = nullptr;
+  std::atomic<uint64_t>* holder_ids_ = nullptr;
   uint32_t* chunk_links_ = nullptr;
 
   TaggedIndexStack<BatchLink> free_batches_{BatchLink{this}};
