@@ -17,6 +17,7 @@
   X(records_created_virtual, "Records bound to virtual threads")                             \
   X(records_created_platform, "Records bound to platform threads")                           \
   X(records_lazily_created, "Of those, bound at first use rather than at a start event")     \
+  X(records_indexed, "Records entered in the thread index (a thread's first publish)")       \
   X(records_returned, "Records returned to the pool after their thread ended")               \
   X(records_held_by_view,                                                                    \
     "Records whose thread ended while Java still held their view: returned once it is "      \

@@ -7,7 +7,6 @@
 #include "handlerBodies.h"
 #include "log.h"
 #include "mountedRecord.h"
-#include "shimNatives.h"
 #include "stats.h"
 #include "threadState.h"
 
@@ -70,12 +69,10 @@ void JNICALL OnThreadEnd(jvmtiEnv* jvmti, JNIEnv*, jthread) {
 }
 
 // The initial thread starts before events can be delivered, so it gets its record here.
-void JNICALL OnVMInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) {
+void JNICALL OnVMInit(jvmtiEnv* jvmti, JNIEnv*, jthread) {
   if (ThreadState* state = CurrentThreadState()) {
     OnThreadStartBody(JvmtiBinding{jvmti}, state, *g_pool, /*lazy=*/false);
   }
-  // Before main: the system class loader's shim has its natives before any of its code runs.
-  BindShimNatives(jvmti, jni, Agent().options.shim_loaders);
 }
 
 void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
@@ -89,15 +86,14 @@ void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
 struct EventStep {
   jvmtiEvent event;
   const char* name;
-  enum Condition { kAlways, kBindAtStart, kStartup, kAnyShimLoader } condition;
+  enum Condition { kAlways, kBindAtStart, kStartup } condition;
   bool Wanted(const Options& options, bool late_attach) const {
     return condition == kAlways || (condition == kBindAtStart && options.bind == BindAt::kStart) ||
-           (condition == kStartup && !late_attach) ||
-           (condition == kAnyShimLoader && options.shim_loaders == ShimLoaders::kAny);
+           (condition == kStartup && !late_attach);
   }
 };
 
-std::array<EventStep, 9> EventSteps(const MountEventIndexes& indexes) {
+std::array<EventStep, 8> EventSteps(const MountEventIndexes& indexes) {
   return {{
       {JVMTI_EVENT_THREAD_END, "ThreadEnd", EventStep::kAlways},
       {JVMTI_EVENT_VIRTUAL_THREAD_END, "VirtualThreadEnd", EventStep::kAlways},
@@ -107,7 +103,6 @@ std::array<EventStep, 9> EventSteps(const MountEventIndexes& indexes) {
       {JVMTI_EVENT_THREAD_START, "ThreadStart", EventStep::kAlways},
       {JVMTI_EVENT_VM_INIT, "VMInit", EventStep::kStartup},
       {JVMTI_EVENT_VM_DEATH, "VMDeath", EventStep::kAlways},
-      {JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare", EventStep::kAnyShimLoader},
   }};
 }
 
@@ -130,7 +125,6 @@ std::string EnableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes, cons
   callbacks.ThreadEnd = OnThreadEnd;
   callbacks.VirtualThreadStart = OnVirtualThreadStart;
   callbacks.VirtualThreadEnd = OnVirtualThreadEnd;
-  callbacks.ClassPrepare = OnClassPrepareBindShim;
   if (auto e = Check(jvmti->SetEventCallbacks(&callbacks, sizeof callbacks), "SetEventCallbacks");
       !e.empty()) {
     return e;

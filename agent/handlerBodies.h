@@ -13,6 +13,7 @@
 #ifndef VTCTX_AGENT_HANDLER_BODIES_H_
 #define VTCTX_AGENT_HANDLER_BODIES_H_
 
+#include "identityIndex.h"
 #include "options.h"
 #include "otelThreadContext.h"
 #include "recordPool.h"
@@ -45,6 +46,7 @@ inline void ReleaseEndedRecord(ThreadState* state, RecordPool& pool, ThreadConte
     Bump(state->counters.records_held_by_view);
     return;
   }
+  UnindexThreadRecord(pool, record);
   pool.Return(state->cache, record);
   Bump(state->counters.records_returned);
 }

@@ -16,9 +16,8 @@
 #include <jni.h>
 
 #include "agentState.h"
-#include "eventHandlers.h"
+#include "callingRecord.h"
 #include "io_vtctx_internal_AgentNatives.h"
-#include "recordViews.h"
 #include "shimCaller.h"
 #include "stats.h"
 #include "threadAttributes.h"
@@ -38,9 +37,8 @@ extern "C" {
 JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv* jni,
                                                                           jclass natives) {
   if (!Active()) return 0;
-  jvmtiEnv* jvmti = vtctx::Agent().jvmti;
-  if (!vtctx::CalledByShim(jvmti, jni, natives, "currentRecord")) return 0;
-  return reinterpret_cast<jlong>(vtctx::CurrentThreadRecord(jvmti, jni));
+  if (!vtctx::CalledByShim(vtctx::Agent().jvmti, jni, natives, "currentRecord")) return 0;
+  return reinterpret_cast<jlong>(vtctx::CallingThreadRecord(jni).record);
 }
 
 // A direct ByteBuffer over the calling thread's own record (record_size bytes, committed and owned
@@ -50,11 +48,10 @@ JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv
 JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffer(JNIEnv* jni,
                                                                                   jclass natives) {
   if (!Active()) return nullptr;
-  jvmtiEnv* jvmti = vtctx::Agent().jvmti;
-  if (!vtctx::CalledByShim(jvmti, jni, natives, "currentRecordBuffer")) return nullptr;
-  void* record = vtctx::CurrentThreadRecord(jvmti, jni);
-  if (record == nullptr) return nullptr;
-  return vtctx::RecordView(jni, *vtctx::g_pool, static_cast<vtctx::ThreadContextRecord*>(record));
+  if (!vtctx::CalledByShim(vtctx::Agent().jvmti, jni, natives, "currentRecordBuffer")) {
+    return nullptr;
+  }
+  return vtctx::CallingThreadRecord(jni).view;
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {

@@ -1,5 +1,6 @@
 #include "maintenance.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -8,7 +9,9 @@
 
 #include "agentState.h"
 #include "log.h"
+#include "processContextInit.h"
 #include "recordViews.h"
+#include "systemProperty.h"
 #include "threadState.h"
 #include "writerWatch.h"
 
@@ -22,13 +25,27 @@ constexpr int kWriterCheckTicks = 100;  // other writers: every 10 s
 struct Maintenance {
   JavaVM* vm;
   RecordPool* pool;
-  JNIEnv* jni = nullptr;  // once attached
+  bool refresh_properties;  // channel=identity at startup: the JVM's properties were not readable
+  JNIEnv* jni = nullptr;    // once attached
 };
+
+// True once the JVM is completely created. HotSpot lets a thread attach while the VM is still
+// being created (after Agent_OnLoad, before the system classes are ready); JNI_GetCreatedJavaVMs
+// names the VM only once its creation is complete.
+bool VmCreated() {
+  using GetCreated = jint (*)(JavaVM**, jsize, jsize*);
+  static auto get_created =
+      reinterpret_cast<GetCreated>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
+  JavaVM* vm = nullptr;
+  jsize count = 0;
+  return get_created != nullptr && get_created(&vm, 1, &count) == JNI_OK && count == 1;
+}
 
 // The JNI environment of this thread, attaching it as a daemon on first use; null if the JVM
 // refuses (it is still starting, or shutting down): then the next tick tries again.
 JNIEnv* Jni(Maintenance& m) {
   if (m.jni != nullptr) return m.jni;
+  if (!VmCreated()) return nullptr;
   JavaVMAttachArgs args{JNI_VERSION_1_8, const_cast<char*>("vtctx-maintenance"), nullptr};
   void* env = nullptr;
   if (m.vm->AttachCurrentThreadAsDaemon(&env, &args) == JNI_OK) m.jni = static_cast<JNIEnv*>(env);
@@ -47,11 +64,18 @@ void* Loop(void* arg) {
       if (trim_pending) m.pool->TrimIfWanted();
       trim_pending = m.pool->TrimRequested();
     }
-    // Every tick while records wait for their views to be collected (the sweep reads 8 bytes per
-    // record ever carved: 160 KB for 20,000).
+    if (m.refresh_properties) {
+      if (JNIEnv* jni = Jni(m)) {
+        RefreshProcessContextResource(JniProperties(jni));
+        m.refresh_properties = false;
+      }
+    }
+    // While records wait for their views to be collected, after each collection (only then can a
+    // view have been): the sweep reads 8 bytes per record ever carved (160 KB for 20,000) and asks
+    // the JVM about each waiting one.
     if (RecordsAwaitingViews() != 0) {
       ThreadState* state = CurrentThreadState();
-      if (JNIEnv* jni = Jni(m); jni != nullptr && state != nullptr) {
+      if (JNIEnv* jni = Jni(m); jni != nullptr && state != nullptr && CollectedSinceLastLook(jni)) {
         const uint64_t returned = SweepRecordViews(jni, *m.pool, state->cache);
         for (uint64_t i = 0; i < returned; ++i) Bump(state->counters.records_returned);
       }
@@ -65,7 +89,7 @@ void* Loop(void* arg) {
   return nullptr;
 }
 
-bool Start(JavaVM* vm, RecordPool& pool) {
+bool Start(JavaVM* vm, RecordPool& pool, bool refresh_properties) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -77,7 +101,7 @@ bool Start(JavaVM* vm, RecordPool& pool) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t thread;
-  auto* m = new Maintenance{vm, &pool};  // lives as long as the thread: the process
+  auto* m = new Maintenance{vm, &pool, refresh_properties};  // lives as long as the thread
   const bool ok = pthread_create(&thread, &attr, Loop, m) == 0;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
@@ -92,8 +116,8 @@ bool Start(JavaVM* vm, RecordPool& pool) {
 
 }  // namespace
 
-bool StartMaintenance(JavaVM* vm, RecordPool& pool) {
-  static const bool started = Start(vm, pool);
+bool StartMaintenance(JavaVM* vm, RecordPool& pool, bool refresh_properties) {
+  static const bool started = Start(vm, pool, refresh_properties);
   return started;
 }
 

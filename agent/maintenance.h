@@ -4,9 +4,12 @@
 //     record and zaps pages, milliseconds for a million records; in an event it would stall a
 //     carrier), once a second: a request waits a second (a burst of thread ends finishes first),
 //     and there is at most one trim per second;
-//   - at every tick while there are any, returns records whose thread ended while Java held their
-//     view, once the view is collected (recordViews.h); for that it attaches itself to the JVM as a
-//     daemon thread, the first time there is such a record;
+//   - while there are any, returns records whose thread ended while Java held their view, once the
+//     view is collected (recordViews.h), at the first tick after each garbage collection; for that
+//     it attaches itself to the JVM as a daemon thread (once the JVM is completely created), the
+//     first time there is such a record;
+//   - with channel=identity at startup, republishes the process context once the JVM's system
+//     properties can be read (processContextInit.h);
 //   - every 10 s, looks for another thread-context writer or process context (writerWatch.h).
 // A tick with nothing to do costs a few loads.
 #ifndef VTCTX_AGENT_MAINTENANCE_H_
@@ -20,7 +23,8 @@ namespace vtctx {
 
 // Starts the thread (once per process; later calls return its first result). False if it could not
 // be created: the pool then keeps its memory, and records held by views stay out of it.
-bool StartMaintenance(JavaVM* vm, RecordPool& pool);
+// `refresh_properties`: republish the process context with the JVM's properties once it can.
+bool StartMaintenance(JavaVM* vm, RecordPool& pool, bool refresh_properties);
 
 }  // namespace vtctx
 

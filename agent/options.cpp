@@ -122,9 +122,17 @@ std::string ParseReport(std::string_view key, std::string_view value, Options& o
   return {};
 }
 
+std::string ParseChannel(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, Channel> kChoices[] = {{"carrier", Channel::kCarrier},
+                                                                 {"identity", Channel::kIdentity}};
+  return Choose(key, value, kChoices, o.channel);
+}
+
 std::string ParseFault(std::string_view key, std::string_view value, Options& o) {
   static constexpr std::pair<const char*, Fault> kChoices[] = {
-      {"none", Fault::kNone}, {"stale-carrier", Fault::kStaleCarrier}};
+      {"none", Fault::kNone},
+      {"stale-carrier", Fault::kStaleCarrier},
+      {"identity-index", Fault::kIdentityIndex}};
   return Choose(key, value, kChoices, o.fault);
 }
 
@@ -158,6 +166,22 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
 }  // namespace
 
 const char* ValidOptionKeys() { return kValidKeys; }
+
+const char* FaultName(Fault fault) {
+  switch (fault) {
+    case Fault::kStaleCarrier:
+      return "stale-carrier";
+    case Fault::kIdentityIndex:
+      return "identity-index";
+    case Fault::kNone:
+      break;
+  }
+  return "none";
+}
+
+const char* ChannelName(Channel channel) {
+  return channel == Channel::kIdentity ? "identity" : "carrier";
+}
 
 const char* BindName(BindAt bind) {
   switch (bind) {

@@ -30,9 +30,17 @@ enum class ShimLoaders {
 };
 
 // Test-only faults that make the agent deliberately wrong, to prove the harness can fail.
+// How readers find the context of the code a carrier runs (docs/design.md, "Channels").
+enum class Channel {
+  kCarrier,   // JVMTI mount events point the carrier's otel_thread_ctx_v1 at the mounted thread
+  kIdentity,  // no JVMTI: readers follow HotSpot's record of the mounted thread to its record
+};
+
+// TEST ONLY faults (fault=), each making a correctness check fail on purpose.
 enum class Fault {
   kNone,
-  kStaleCarrier,  // publish only at a thread's first mount, never repoint at unmount
+  kStaleCarrier,   // publish only at a thread's first mount, never repoint at unmount
+  kIdentityIndex,  // the thread index maps each thread to the record entered before its own
 };
 
 struct Options {
@@ -42,6 +50,7 @@ struct Options {
   BindAt bind = BindAt::kFirstMount;
   size_t record_size = 64;  // bytes
   Fault fault = Fault::kNone;
+  Channel channel = Channel::kCarrier;
   // OTEP 4719 process context (docs/process-context.md).
   // service_name=<name>: wins over -Dotel.service.name and OTEL_SERVICE_NAME; empty = unset.
   std::string service_name;
@@ -68,6 +77,8 @@ OptionsParseResult ParseOptions(const char* text);
 
 // "mount", "start" or "use", as spelled in the option.
 const char* BindName(BindAt bind);
+const char* ChannelName(Channel channel);
+const char* FaultName(Fault fault);
 
 // The keys of optionTable.h, comma-separated in its order ("log, stats, onerror, ...").
 const char* ValidOptionKeys();

@@ -1,6 +1,7 @@
 #include "processContextInit.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <optional>
@@ -8,29 +9,13 @@
 #include "log.h"
 #include "resourceAttributes.h"
 #include "vtctx/processContextHeader.h"
+#include "vtctx/threadIndex.h"
 #include "vtctx/version.h"
 
 namespace vtctx {
 namespace {
 
 std::atomic<ProcessContextPublisher*> g_published{nullptr};
-
-// A JVM system property, or nullopt if it is not set (or cannot be read).
-std::optional<std::string> SystemProperty(jvmtiEnv* jvmti, const char* name) {
-  char* value = nullptr;
-  const jvmtiError err = jvmti->GetSystemProperty(name, &value);
-  if (err == JVMTI_ERROR_NOT_AVAILABLE) return std::nullopt;  // not set
-  if (err != JVMTI_ERROR_NONE || value == nullptr) {
-    LogDebug("GetSystemProperty(%s) failed with JVMTI error %d; treated as unset", name, err);
-    return std::nullopt;
-  }
-  std::string s = value;
-  if (jvmtiError d = jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
-      d != JVMTI_ERROR_NONE) {
-    LogDebug("Deallocate after GetSystemProperty(%s) failed with JVMTI error %d", name, d);
-  }
-  return s;
-}
 
 std::optional<std::string> Environment(const char* name) {
   const char* value = std::getenv(name);
@@ -40,12 +25,34 @@ std::optional<std::string> Environment(const char* name) {
 
 // Every payload also names the vtctx version that wrote it, how it was loaded and with which
 // options (docs/process-context.md): what `vtctx-reader attach` reports of an active agent.
-ProcessContextPublisher::Config PublisherConfig(const char* load, const std::string& options) {
+// and how readers find a thread's context (the channel and the thread index).
+ProcessContextPublisher::Config PublisherConfig(const char* load, const std::string& options,
+                                                Channel channel, const void* thread_index) {
   ProcessContextPublisher::Config config;
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_VERSION, VTCTX_VERSION});
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_LOAD, load});
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_OPTIONS, options});
+  config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_CHANNEL, ChannelName(channel)});
+  if (thread_index != nullptr) {
+    char address[32];
+    std::snprintf(address, sizeof address, "0x%llx",
+                  static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(thread_index)));
+    config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX, address});
+    config.extra_attributes.push_back(
+        {VTCTX_PCTX_KEY_VTCTX_IDENTITY_LAYOUT, std::to_string(VTCTX_INDEX_LAYOUT)});
+  }
   return config;
+}
+
+// What the resource attributes are resolved from; the random instance id is drawn once.
+ResourceInputs& Inputs() {
+  static ResourceInputs* inputs = new ResourceInputs();  // never destructed
+  return *inputs;
+}
+
+void ReadProperties(const PropertyReader& properties) {
+  Inputs().property_service_name = properties("otel.service.name");
+  Inputs().property_resource_attributes = properties("otel.resource.attributes");
 }
 
 std::string Summary(const ProcessContextPublisher& publisher) {
@@ -61,16 +68,17 @@ ProcessContextPublisher* PublishedProcessContext() {
   return g_published.load(std::memory_order_acquire);
 }
 
-ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options,
-                                                const char* load, const std::string& options_text) {
+ProcessContextOutcome PublishProcessContextOnce(const PropertyReader& properties,
+                                                const Options& options, const char* load,
+                                                const std::string& options_text,
+                                                const void* thread_index) {
   if (ProcessContextPublisher* published = PublishedProcessContext()) {
     return {{}, Summary(*published)};
   }
-  ResourceInputs inputs;
+  ResourceInputs& inputs = Inputs();
   inputs.option_service_name = options.service_name;
-  inputs.property_service_name = SystemProperty(jvmti, "otel.service.name");
+  ReadProperties(properties);
   inputs.env_service_name = Environment("OTEL_SERVICE_NAME");
-  inputs.property_resource_attributes = SystemProperty(jvmti, "otel.resource.attributes");
   inputs.env_resource_attributes = Environment("OTEL_RESOURCE_ATTRIBUTES");
   inputs.random_instance_id = NewUuidV4();
   if (inputs.random_instance_id.empty()) {
@@ -80,8 +88,8 @@ ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& 
   if (!resource.warning.empty()) LogError("%s", resource.warning.c_str());
 
   // Created once and never freed: readers may read its page and payloads until the process ends.
-  static ProcessContextPublisher* publisher =
-      new ProcessContextPublisher(PublisherConfig(load, options_text));
+  static ProcessContextPublisher* publisher = new ProcessContextPublisher(
+      PublisherConfig(load, options_text, options.channel, thread_index));
   if (std::string error = publisher->Publish(resource.attributes, options.attribute_keys);
       !error.empty()) {
     return {std::move(error), {}};
@@ -91,6 +99,20 @@ ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& 
            resource.attributes[0].value.c_str(), resource.service_name_source,
            resource.attributes[1].value.c_str());
   return {{}, Summary(*publisher)};
+}
+
+void RefreshProcessContextResource(const PropertyReader& properties) {
+  ProcessContextPublisher* published = PublishedProcessContext();
+  if (published == nullptr) return;
+  ReadProperties(properties);
+  ResourceAttributes resource = ResolveResourceAttributes(Inputs());
+  if (!resource.warning.empty()) LogError("%s", resource.warning.c_str());
+  if (std::string error = published->UpdateResource(resource.attributes); !error.empty()) {
+    LogError("process context keeps the resource it was published with: %s", error.c_str());
+    return;
+  }
+  LogDebug("process context resource from the JVM's properties: service.name='%s' (from %s)",
+           resource.attributes[0].value.c_str(), resource.service_name_source);
 }
 
 }  // namespace vtctx

@@ -3,12 +3,11 @@
 #ifndef VTCTX_AGENT_PROCESS_CONTEXT_INIT_H_
 #define VTCTX_AGENT_PROCESS_CONTEXT_INIT_H_
 
-#include <jvmti.h>
-
 #include <string>
 
 #include "options.h"
 #include "processContextPublisher.h"
+#include "systemProperty.h"
 
 namespace vtctx {
 
@@ -18,14 +17,20 @@ struct ProcessContextOutcome {
 };
 
 // Resolves the resource attributes (resourceAttributes.h) from `options`, the JVM's system
-// properties (read through `jvmti`; at Agent_OnLoad those from the command line are set) and the
-// environment, then publishes them with options.attribute_keys pre-registered. Idempotent: once a
-// context is published, later calls only return its summary. Logs (error level) configured
-// resource attributes that had to be discarded. Not thread-safe against itself (load paths only).
-// The payload's vtctx.* extra attributes name the version, `load` ("startup" or "attached") and
-// `options_text` (the options as given, without report=).
-ProcessContextOutcome PublishProcessContextOnce(jvmtiEnv* jvmti, const Options& options,
-                                                const char* load, const std::string& options_text);
+// properties (`properties`) and the environment, then publishes them with options.attribute_keys
+// pre-registered. Idempotent: once a context is published, later calls only return its summary.
+// Logs (error level) configured resource attributes that had to be discarded. Not thread-safe
+// against itself (load paths only). The payload's vtctx.* extra attributes name the version,
+// `load` ("startup" or "attached"), `options_text` (the options as given, without report=), the
+// channel and, unless null, the thread index's address (vtctx/threadIndex.h).
+ProcessContextOutcome PublishProcessContextOnce(const PropertyReader& properties,
+                                                const Options& options, const char* load,
+                                                const std::string& options_text,
+                                                const void* thread_index);
+
+// Without JVMTI the system properties are unknown at Agent_OnLoad: once a thread can read them,
+// the resource is resolved again and republished if that changes it (channel=identity).
+void RefreshProcessContextResource(const PropertyReader& properties);
 
 // The published context, or null if none was published. Never freed.
 ProcessContextPublisher* PublishedProcessContext();

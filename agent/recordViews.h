@@ -11,6 +11,13 @@
 // before, and only mark one with a view; the maintenance thread (maintenance.h) returns marked
 // records whose view was collected (SweepRecordViews). JNI weak references are cleared only when
 // the object is unreachable and not reachable through a finalizer either.
+//
+// Without JVMTI (channel=identity) there are no end events: a virtual thread's record is marked
+// ended as soon as it has its view (the view lives in the thread's ThreadLocal, which the JDK
+// clears when the thread terminates, so a collected view means nobody can write through it any
+// more); a platform thread's record when its OS thread exits (identityChannel.h). Such records can
+// be swept while their thread still asks for them: both sides hold RecordViewMutex() while they
+// look at a holder word that may be claimed.
 #ifndef VTCTX_AGENT_RECORD_VIEWS_H_
 #define VTCTX_AGENT_RECORD_VIEWS_H_
 
@@ -18,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "recordPool.h"
 #include "threadContextRecord.h"
@@ -38,9 +46,21 @@ uint64_t RecordsAwaitingViews();
 void NoteRecordAwaitingView();
 
 // Returns to the pool, through `cache`, every record whose thread ended and whose view was
-// collected; deletes those weak references. Returns how many. `cache` belongs to the caller's
-// thread (flushed here).
+// collected, after removing its thread-index entry (identityIndex.h); deletes those weak
+// references. Returns how many. `cache` belongs to the caller's thread (flushed here). Holds
+// RecordViewMutex() for a few thousand records at a time.
 uint64_t SweepRecordViews(JNIEnv* jni, RecordPool& pool, RecordCache& cache);
+
+// True if the garbage collector ran since the last call that returned true (a weak reference to
+// an object of its own cleared): views can only have been collected then. The first call is true.
+bool CollectedSinceLastLook(JNIEnv* jni);
+
+// Serialises the sweep's claims with the identity channel's look at a live thread's record.
+std::mutex& RecordViewMutex();
+
+// The record's view if it is still reachable (a local reference), else null. Call it only under
+// RecordViewMutex() for a record that may be swept meanwhile.
+jobject LiveRecordView(JNIEnv* jni, RecordPool& pool, ThreadContextRecord* record);
 
 }  // namespace vtctx
 

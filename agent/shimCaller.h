@@ -24,9 +24,12 @@ namespace vtctx {
 // package io.vtctx.internal itself (not of a subpackage).
 bool IsShimInternalClass(std::string_view signature);
 
-// True if the Java frame that called the current native (depth 1) belongs to a class that may call
-// the natives of `natives` (see the file comment). Costs one JVMTI frame lookup and a few JNI
-// calls: for natives called once per thread, never for a per-write path. Logs the first refusal.
+// True if the Java frame that called the current native belongs to a class that may call the
+// natives of `natives` (see the file comment). With `jvmti` its frame at depth 1 (a reflection or
+// method-handle frame there is refused); without (channel=identity) StackWalker.getCallerClass(),
+// which skips such frames and judges the class that used them. Costs a frame lookup and a few JNI
+// calls (about a microsecond without JVMTI): for natives called once per thread, never for a
+// per-write path. Logs the first refusal.
 bool CalledByShim(jvmtiEnv* jvmti, JNIEnv* jni, jclass natives, const char* native_name);
 
 }  // namespace vtctx

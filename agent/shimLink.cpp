@@ -10,6 +10,7 @@ namespace vtctx {
 namespace {
 
 constexpr char kAgentLinkSignature[] = "Lio/vtctx/internal/AgentLink;";
+constexpr char kAgentLinkName[] = "io.vtctx.internal.AgentLink";
 // AgentLink's private static volatile booleans (the fields' names and types are this file's
 // contract with the shim).
 constexpr char kActiveField[] = "active";
@@ -38,7 +39,7 @@ bool HasBoundNatives(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
 }
 
 bool SetFlag(JNIEnv* jni, jclass agent_link, const char* field) {
-  // An initialized class: GetStaticFieldID runs no initializer.
+  // An initialized class: GetStaticFieldID runs no initializer (and AgentLink's runs no code).
   jfieldID active = jni->GetStaticFieldID(agent_link, field, "Z");
   if (active == nullptr) {
     jni->ExceptionClear();  // NoSuchFieldError: a shim of another shape
@@ -71,14 +72,51 @@ ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, const char* field)
   return outcome;
 }
 
+// Without JVMTI: the system class loader's AgentLink only, initialized here if it is loaded but
+// not yet (its initializer runs no code) and loaded if it is not (a shim on the class path that
+// has not run yet: then its first probe would find the agent anyway).
+ShimLinkOutcome SetInSystemShim(JNIEnv* jni, const char* field) {
+  ShimLinkOutcome outcome;
+  jclass class_class = jni->FindClass("java/lang/Class");
+  jclass loader_class = jni->FindClass("java/lang/ClassLoader");
+  jmethodID for_name =
+      class_class
+          ? jni->GetStaticMethodID(class_class, "forName",
+                                   "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
+          : nullptr;
+  jmethodID system = loader_class ? jni->GetStaticMethodID(loader_class, "getSystemClassLoader",
+                                                           "()Ljava/lang/ClassLoader;")
+                                  : nullptr;
+  jobject loader = system ? jni->CallStaticObjectMethod(loader_class, system) : nullptr;
+  jstring name = jni->NewStringUTF(kAgentLinkName);
+  jclass agent_link = nullptr;
+  if (for_name != nullptr && loader != nullptr && name != nullptr &&
+      ShimNativesBoundFor(jni, loader)) {
+    agent_link = static_cast<jclass>(
+        jni->CallStaticObjectMethod(class_class, for_name, name, JNI_TRUE, loader));
+  }
+  if (jni->ExceptionCheck()) {  // no shim there (ClassNotFoundException)
+    jni->ExceptionClear();
+    agent_link = nullptr;
+  }
+  if (agent_link != nullptr && SetFlag(jni, agent_link, field)) ++outcome.shims;
+  for (jobject ref : {static_cast<jobject>(class_class), static_cast<jobject>(loader_class), loader,
+                      static_cast<jobject>(name), static_cast<jobject>(agent_link)}) {
+    if (ref != nullptr) jni->DeleteLocalRef(ref);
+  }
+  return outcome;
+}
+
 }  // namespace
 
 ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni) {
-  return SetInBoundShims(jvmti, jni, kActiveField);
+  return jvmti != nullptr ? SetInBoundShims(jvmti, jni, kActiveField)
+                          : SetInSystemShim(jni, kActiveField);
 }
 
 ShimLinkOutcome TellShimsAttributesOff(jvmtiEnv* jvmti, JNIEnv* jni) {
-  return SetInBoundShims(jvmti, jni, kAttributesOffField);
+  return jvmti != nullptr ? SetInBoundShims(jvmti, jni, kAttributesOffField)
+                          : SetInSystemShim(jni, kAttributesOffField);
 }
 
 }  // namespace vtctx

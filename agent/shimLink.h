@@ -23,6 +23,9 @@ struct ShimLinkOutcome {
 
 // Sets `active` in every initialized io.vtctx.internal.AgentLink class whose loader's AgentNatives
 // has the natives. A class not initialized yet needs nothing: its first probe finds the agent.
+// Without JVMTI (`jvmti` null: channel=identity) only the system class loader's is told; a shim of
+// another loader finds the agent at its first probe, or, if it probed before the attach, stays off
+// until the JVM restarts (shim.md).
 ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni);
 
 // Sets `attributesOff` in the same classes: the shims stop writing record attributes and clear

@@ -58,34 +58,58 @@ bool IsAgentNatives(jvmtiEnv* jvmti, jclass klass) {
   return match;
 }
 
-// The system class loader's AgentNatives (loaded, not initialized), or null if it has none.
-jclass SystemShim(JNIEnv* jni) {
+jobject SystemLoader(JNIEnv* jni) {
   jclass loader_class = jni->FindClass("java/lang/ClassLoader");
-  jclass class_class = jni->FindClass("java/lang/Class");
   jmethodID system = loader_class ? jni->GetStaticMethodID(loader_class, "getSystemClassLoader",
                                                            "()Ljava/lang/ClassLoader;")
                                   : nullptr;
+  jobject loader = system ? jni->CallStaticObjectMethod(loader_class, system) : nullptr;
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    loader = nullptr;
+  }
+  if (loader_class != nullptr) jni->DeleteLocalRef(loader_class);
+  return loader;
+}
+
+// The AgentNatives class `loader` resolves (loaded, not initialized), or null if it finds none.
+jclass ShimOf(JNIEnv* jni, jobject loader) {
+  jclass class_class = jni->FindClass("java/lang/Class");
   jmethodID for_name =
       class_class
           ? jni->GetStaticMethodID(class_class, "forName",
                                    "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
           : nullptr;
-  jobject loader = system ? jni->CallStaticObjectMethod(loader_class, system) : nullptr;
   jstring name = jni->NewStringUTF(kAgentNativesName);
   jclass klass = nullptr;
-  if (for_name != nullptr && loader != nullptr && name != nullptr) {
+  if (for_name != nullptr && name != nullptr) {
     klass = static_cast<jclass>(
         jni->CallStaticObjectMethod(class_class, for_name, name, JNI_FALSE, loader));
   }
-  if (jni->ExceptionCheck()) {  // ClassNotFoundException: no shim on the class path
+  if (jni->ExceptionCheck()) {  // ClassNotFoundException: no shim there
     jni->ExceptionClear();
     klass = nullptr;
   }
-  for (jobject ref : {static_cast<jobject>(loader_class), static_cast<jobject>(class_class), loader,
-                      static_cast<jobject>(name)}) {
+  for (jobject ref : {static_cast<jobject>(class_class), static_cast<jobject>(name)}) {
     if (ref != nullptr) jni->DeleteLocalRef(ref);
   }
   return klass;
+}
+
+// The system class loader's AgentNatives (loaded, not initialized), or null if it has none.
+jclass SystemShim(JNIEnv* jni) {
+  jobject loader = SystemLoader(jni);
+  jclass klass = loader != nullptr ? ShimOf(jni, loader) : nullptr;
+  if (loader != nullptr) jni->DeleteLocalRef(loader);
+  return klass;
+}
+
+bool AlreadyBound(JNIEnv* jni, jclass klass) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (jweak weak : g_bound) {
+    if (jni->IsSameObject(weak, klass)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -93,16 +117,15 @@ jclass SystemShim(JNIEnv* jni) {
 ShimBinding BindShimNatives(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders) {
   ShimBinding outcome;
   jclass system = SystemShim(jni);
-  if (system != nullptr) {
+  if (system != nullptr && !AlreadyBound(jni, system)) {
     if (Register(jni, system, "system class loader", &outcome.error)) ++outcome.bound;
   }
-  if (loaders == ShimLoaders::kAny) {
+  if (loaders == ShimLoaders::kAny && jvmti != nullptr) {
     jint count = 0;
     jclass* classes = nullptr;
     if (jvmti->GetLoadedClasses(&count, &classes) == JVMTI_ERROR_NONE) {
       for (jint i = 0; i < count; ++i) {
-        if (IsAgentNatives(jvmti, classes[i]) &&
-            (system == nullptr || !jni->IsSameObject(classes[i], system)) &&
+        if (IsAgentNatives(jvmti, classes[i]) && !AlreadyBound(jni, classes[i]) &&
             Register(jni, classes[i], "another class loader", &outcome.error)) {
           ++outcome.bound;
         }
@@ -115,10 +138,29 @@ ShimBinding BindShimNatives(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders) {
   return outcome;
 }
 
-void JNICALL OnClassPrepareBindShim(jvmtiEnv* jvmti, JNIEnv* jni, jthread, jclass klass) {
-  if (!IsAgentNatives(jvmti, klass)) return;
-  std::string error;
-  Register(jni, klass, "prepared by a class loader", &error);
+void BindShimNativesFor(JNIEnv* jni, jobject bootstrap, ShimLoaders loaders) {
+  jclass class_class = jni->FindClass("java/lang/Class");
+  // An instance method of that name gets its receiver here, not a class.
+  const bool is_class = class_class != nullptr && jni->IsInstanceOf(bootstrap, class_class);
+  if (class_class != nullptr) jni->DeleteLocalRef(class_class);
+  if (!is_class) return;
+  jobject loader = LoaderOf(jni, static_cast<jclass>(bootstrap));
+  jclass natives = ShimOf(jni, loader);
+  if (natives != nullptr) {
+    // The class the caller's loader resolves the name to (its own, or a parent's): served if
+    // the system class loader defined it, or with shim_loaders=any.
+    jobject defining = LoaderOf(jni, natives);
+    jobject system = SystemLoader(jni);
+    const bool served =
+        loaders == ShimLoaders::kAny || (system != nullptr && jni->IsSameObject(defining, system));
+    std::string error;
+    if (served && !AlreadyBound(jni, natives)) Register(jni, natives, "first use", &error);
+    for (jobject ref : {defining, system, static_cast<jobject>(natives)}) {
+      if (ref != nullptr) jni->DeleteLocalRef(ref);
+    }
+  }
+  if (loader != nullptr) jni->DeleteLocalRef(loader);
+  if (jni->ExceptionCheck()) jni->ExceptionClear();
 }
 
 bool ShimNativesBoundFor(JNIEnv* jni, jobject loader) {

@@ -4,16 +4,20 @@
 // included, for a class of any class loader, and the JDK's native-access restriction
 // (--illegal-native-access=deny, JEP 472) does not apply to agent libraries: a class that declares
 // `static native int registerAttributeKey(long)` would call the agent with a long where a jstring
-// is expected, and crash the JVM. So the agent exports no Java_* symbol and binds its natives
-// itself with RegisterNatives, which checks every name and full signature, return type included: a
-// class that declares them otherwise gets none (NoSuchMethodError, reported once, never thrown).
+// is expected, and crash the JVM. So the agent binds its natives itself with RegisterNatives, which
+// checks every name and full signature, return type included: a class that declares them
+// otherwise gets none (NoSuchMethodError, reported once, never thrown).
 //
-// Bound is the shim's io.vtctx.internal.AgentNatives as the system class loader defines it: on the
-// class path, or in the module io.vtctx on the module path (whose io.vtctx.internal is neither
-// exported nor opened); both chosen by whoever started the JVM. With shim_loaders=any, also the
-// class of any other loader (an OpenTelemetry Java agent extension, a web application): each as it
-// is prepared (JVMTI ClassPrepare, before any of its code runs) and, at a late attach, those
-// already loaded. Code of other class loaders that declares the class gets UnsatisfiedLinkError.
+// The one symbol the agent exports by name is the bootstrap the shim calls first
+// (io.vtctx.internal.AgentBootstrap.bindAgentNatives, shimBootstrap.cpp): it binds the natives to
+// the AgentNatives class the caller's loader resolves, if the agent serves it. It needs no JVMTI,
+// so both channels bind the same way, whenever the shim first runs. Served is the shim's
+// io.vtctx.internal.AgentNatives as the system class loader defines it: on the class path, or in
+// the module io.vtctx on the module path (whose io.vtctx.internal is neither exported nor opened);
+// both chosen by whoever started the JVM. With shim_loaders=any, also the class of any other loader
+// (an OpenTelemetry Java agent extension, a web application). A late attach binds the system
+// class loader's at once (and, with JVMTI and shim_loaders=any, every one already loaded). Code of
+// other class loaders that declares the class gets UnsatisfiedLinkError.
 #ifndef VTCTX_AGENT_SHIM_NATIVES_H_
 #define VTCTX_AGENT_SHIM_NATIVES_H_
 
@@ -31,12 +35,13 @@ struct ShimBinding {
   std::string error;  // one line when a class the agent serves could not get them
 };
 
-// At VMInit (startup) or in Agent_OnAttach (live phase): binds the system class loader's shim (it
-// is loaded, not initialized, if present) and, with ShimLoaders::kAny, every loaded one.
+// In Agent_OnAttach (live phase): binds the system class loader's shim (loaded, not initialized,
+// if present) and, with ShimLoaders::kAny and a JVMTI environment, every loaded one.
 ShimBinding BindShimNatives(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders);
 
-// The ClassPrepare callback, enabled only with shim_loaders=any: binds a prepared AgentNatives.
-void JNICALL OnClassPrepareBindShim(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, jclass klass);
+// The bootstrap's work: `bootstrap` is what the JVM passed as the native's class argument (not
+// trusted to be a class); binds the AgentNatives its loader resolves if it is served.
+void BindShimNativesFor(JNIEnv* jni, jobject bootstrap, ShimLoaders loaders);
 
 // True if the AgentNatives class of `loader` (null: the boot loader) has the natives: only the
 // shims of such loaders may be told that the agent is active (shimLink.h).

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "agentState.h"
-#include "eventHandlers.h"
+#include "callingRecord.h"
 #include "log.h"
 #include "processContextInit.h"
 #include "processContextPublisher.h"
@@ -103,7 +103,9 @@ jint SetThreadAttribute(JNIEnv* jni, jint key_index, jstring value) {
     }
     return -1;
   }
-  auto* record = static_cast<ThreadContextRecord*>(CurrentThreadRecord(Agent().jvmti, jni));
+  // The view held until the native returns keeps the record this thread's (callingRecord.h).
+  const CallingRecord calling = CallingThreadRecord(jni);
+  ThreadContextRecord* record = calling.record;
   if (record == nullptr) {
     if (FirstTime(kNoRecord)) LogError("setAttribute: this thread has no record");
     return -1;

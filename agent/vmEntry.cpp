@@ -13,6 +13,8 @@
 #include "agentState.h"
 #include "eventHandlers.h"
 #include "extensionEvents.h"
+#include "identityChannel.h"
+#include "identityIndex.h"
 #include "loadReport.h"
 #include "loadedWriters.h"
 #include "log.h"
@@ -23,6 +25,7 @@
 #include "shimLink.h"
 #include "shimNatives.h"
 #include "stats.h"
+#include "systemProperty.h"
 #include "threadState.h"
 #include "vtctx/version.h"
 
@@ -36,19 +39,14 @@ AgentState& Agent() {
 
 namespace {
 
-// The VM's version (java.version is not set yet while Agent_OnLoad runs; java.vm.version is).
-std::string JavaVersion(jvmtiEnv* jvmti) {
-  for (const char* property : {"java.version", "java.vm.version"}) {
-    char* value = nullptr;
-    if (jvmti == nullptr || jvmti->GetSystemProperty(property, &value) != JVMTI_ERROR_NONE ||
-        value == nullptr) {
-      continue;
-    }
-    std::string version = value;
-    jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
-    return version;
+// The JVM's system properties, as far as the agent can read them now (systemProperty.h).
+PropertyReader Properties(JavaVM* vm, jvmtiEnv* jvmti) {
+  if (jvmti != nullptr) return JvmtiProperties(jvmti);
+  JNIEnv* jni = nullptr;  // an attach runs on a Java thread; Agent_OnLoad before any
+  if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) == JNI_OK) {
+    return JniProperties(jni);
   }
-  return "unknown";
+  return NoProperties();
 }
 
 // The JVMTI environment with virtual-thread support and the mount events, or the reason there is
@@ -58,7 +56,8 @@ std::string OpenJvmti(JavaVM* vm, jvmtiEnv** out, MountEventIndexes* indexes) {
   if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_21) != JNI_OK) {
     jvmtiEnv* old = nullptr;
     vm->GetEnv(reinterpret_cast<void**>(&old), JVMTI_VERSION_1_2);
-    std::string reason = "this JVM (Java " + JavaVersion(old) +
+    std::string reason = "this JVM (Java " +
+                         (old ? JavaVersion(JvmtiProperties(old)) : std::string("unknown")) +
                          ") has no JVMTI 21: virtual threads need JDK 21 or newer";
     if (old != nullptr) old->DisposeEnvironment();
     return reason;
@@ -69,7 +68,7 @@ std::string OpenJvmti(JavaVM* vm, jvmtiEnv** out, MountEventIndexes* indexes) {
   wanted.can_support_virtual_threads = 1;
   if (jvmti->GetPotentialCapabilities(&potential) != JVMTI_ERROR_NONE ||
       !potential.can_support_virtual_threads) {
-    error = "this JVM (Java " + JavaVersion(jvmti) +
+    error = "this JVM (Java " + JavaVersion(JvmtiProperties(jvmti)) +
             ") cannot deliver virtual-thread events (can_support_virtual_threads unavailable)";
   } else if (jvmtiError err = jvmti->AddCapabilities(&wanted); err != JVMTI_ERROR_NONE) {
     error = "AddCapabilities(can_support_virtual_threads) failed with JVMTI error " +
@@ -87,7 +86,7 @@ std::string OpenJvmti(JavaVM* vm, jvmtiEnv** out, MountEventIndexes* indexes) {
 
 // A late attach: binds the natives of the shims the agent serves, then tells those that found no
 // agent earlier: they publish from their threads' next publish on. Returns a few words for the
-// "active" line.
+// "active" line. `jvmti` is null with channel=identity (shimLink.h: the system loader's only).
 std::string BindAndTellShims(JavaVM* vm, jvmtiEnv* jvmti, const Options& options) {
   JNIEnv* jni = nullptr;
   ShimLinkOutcome outcome;
@@ -108,9 +107,20 @@ std::string BindAndTellShims(JavaVM* vm, jvmtiEnv* jvmti, const Options& options
          " running";
 }
 
+// A JVM without virtual threads (JDK < 21) cannot have them mounted: the identity channel needs
+// JNI 21 (IsVirtualThread) as the carrier channel needs JVMTI 21.
+std::string CheckJni21(JavaVM* vm, bool late) {
+  if (!late) return {};  // no thread has a JNI environment at Agent_OnLoad; checked at first use
+  JNIEnv* jni = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_21) == JNI_OK) return {};
+  return "this JVM (Java " + JavaVersion(Properties(vm, nullptr)) +
+         ") has no JNI 21: virtual threads need JDK 21 or newer";
+}
+
 // Returns "" once the agent is active, else the reason (one line) it cannot run. Every check that
 // can fail runs before anything is published, and a failure leaves no JVMTI environment, callback
-// or open file behind (HotSpot unloads the library after a failed Agent_OnAttach).
+// or open file behind (HotSpot unloads the library after a failed Agent_OnAttach). With
+// channel=identity no JVMTI environment is ever created (identityChannel.h).
 std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string& options_text) {
   // One writer per process: a second copy would split readers and the shim between two
   // otel_thread_ctx_v1 variables (and two process contexts).
@@ -126,12 +136,17 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string
     }
     return error;
   }
+  const bool identity = agent.options.channel == Channel::kIdentity;
   jvmtiEnv* jvmti = nullptr;
   MountEventIndexes indexes;
-  if (std::string error = OpenJvmti(vm, &jvmti, &indexes); !error.empty()) return error;
+  if (identity) {
+    if (std::string error = CheckJni21(vm, late); !error.empty()) return error;
+  } else if (std::string error = OpenJvmti(vm, &jvmti, &indexes); !error.empty()) {
+    return error;
+  }
   auto fail = [&](std::string error) {
     CloseStatsFile();
-    jvmti->DisposeEnvironment();
+    if (jvmti != nullptr) jvmti->DisposeEnvironment();
     return error;
   };
   if (!agent.options.stats_path.empty()) {
@@ -140,31 +155,43 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string
     }
   }
   if (!InitThreadStates()) return fail("cannot reserve memory for thread states (mmap failed)");
-  // The pool is created once and never freed (records must stay mapped while any thread runs).
+  // The pool and the index are created once and never freed (records must stay mapped while any
+  // thread runs, and readers read the index until the process ends).
   static RecordPool* pool = new RecordPool(agent.options.record_size);
   if (!pool->ok()) return fail("cannot reserve address space for records (mmap failed)");
+  if (!CreateThreadIndex(agent.options.fault)) {
+    return fail("cannot map the thread index (mmap failed)");
+  }
+  if (identity && !StartIdentityChannel()) {
+    return fail("cannot create the thread-exit hook (pthread_key_create failed)");
+  }
   g_pool = pool;
   g_bind = agent.options.bind;
   agent.jvmti = jvmti;
   agent.attached_late = late;
   // Resolve our TLS descriptor now so external readers see its final value from the start.
   TouchThreadContextSlot();
-  if (std::string error = EnableEvents(jvmti, indexes, agent.options, late); !error.empty()) {
-    // At startup no thread has run Java code yet; after an attach the library is unloaded: either
-    // way no carrier keeps a pointer that an event of ours would have to repoint.
-    DisableEvents(jvmti, indexes);
-    agent.jvmti = nullptr;
-    return fail(std::move(error));
+  if (!identity) {
+    if (std::string error = EnableEvents(jvmti, indexes, agent.options, late); !error.empty()) {
+      // At startup no thread has run Java code yet; after an attach the library is unloaded:
+      // either way no carrier keeps a pointer that an event of ours would have to repoint.
+      DisableEvents(jvmti, indexes);
+      agent.jvmti = nullptr;
+      return fail(std::move(error));
+    }
   }
-  // OTEP 4719: tells readers our records' schema and attribute names. Thread context works without
-  // it (trace and span ids are readable), so a failure is reported but does not stop the agent.
+  // OTEP 4719: tells readers our records' schema and attribute names, the channel and the thread
+  // index. Thread context works without it on the carrier channel (trace and span ids are
+  // readable), so a failure is reported but does not stop the agent.
+  const PropertyReader properties = Properties(vm, jvmti);
   ProcessContextOutcome context =
-      PublishProcessContextOnce(jvmti, agent.options, late ? "attached" : "startup", options_text);
+      PublishProcessContextOnce(properties, agent.options, late ? "attached" : "startup",
+                                options_text, AgentThreadIndex()->header());
   if (!context.error.empty()) LogError("process context not published: %s", context.error.c_str());
   // The natives hand out records from here on, only once every event that repoints a carrier is on.
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
   // Threads of ours only once nothing can fail: a failed attach unloads the library.
-  if (!StartMaintenance(vm, *pool)) {
+  if (!StartMaintenance(vm, *pool, /*refresh_properties=*/identity && !late)) {
     LogError(
         "cannot start the maintenance thread; idle records keep their memory, and records Java "
         "held a view of stay out of the pool");
@@ -185,11 +212,15 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   agent.activated_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + now.tv_nsec;
-  LogInfo("active (%s, vtctx " VTCTX_VERSION ", Java %s, %zu-byte records, bind=%s, %s%s%s)",
-          late ? "attached" : "startup", JavaVersion(jvmti).c_str(), pool->record_size(),
-          BindName(agent.options.bind),
+  const std::string java = JavaVersion(properties);
+  LogInfo("active (%s, vtctx " VTCTX_VERSION
+          ", %s channel, Java %s, %zu-byte records, bind=%s, %s%s%s%s)",
+          late ? "attached" : "startup", ChannelName(agent.options.channel),
+          java == "unknown" ? "version not readable yet" : java.c_str(), pool->record_size(),
+          identity ? "use" : BindName(agent.options.bind),
           context.error.empty() ? context.summary.c_str() : "no process context", shims.c_str(),
-          agent.options.fault == Fault::kStaleCarrier ? ", TEST FAULT stale-carrier" : "");
+          agent.options.fault != Fault::kNone ? ", TEST FAULT " : "",
+          agent.options.fault != Fault::kNone ? FaultName(agent.options.fault) : "");
   return {};
 }
 
@@ -207,10 +238,10 @@ void ReportLoad(const std::string& path, const std::string& line) {
   }
 }
 
-std::string ActiveLine(const AgentState& agent, const char* load) {
-  return ActiveReportLine({load, JavaVersion(agent.jvmti), g_pool ? g_pool->record_size() : 0,
-                           g_pool ? g_pool->Stats().outstanding : 0, BindName(agent.options.bind),
-                           ActiveOptions()});
+std::string ActiveLine(JavaVM* vm, const AgentState& agent, const char* load) {
+  return ActiveReportLine(
+      {load, JavaVersion(Properties(vm, agent.jvmti)), g_pool ? g_pool->record_size() : 0,
+       g_pool ? g_pool->Stats().outstanding : 0, BindName(agent.options.bind), ActiveOptions()});
 }
 
 // Startup (-agentpath): a failure leaves the agent inactive and the JVM running, unless
@@ -220,7 +251,7 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   AgentState& agent = Agent();
   if (agent.status.load() == AgentStatus::kActive) {
     LogInfo("already active in this JVM; options '%s' ignored", options ? options : "");
-    ReportLoad(ParseOptions(options).options.report_path, ActiveLine(agent, "again"));
+    ReportLoad(ParseOptions(options).options.report_path, ActiveLine(vm, agent, "again"));
     return JNI_OK;
   }
   OptionsParseResult parsed = ParseOptions(options);
@@ -230,7 +261,7 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   std::string error = parsed.ok() ? Activate(vm, agent, late, options_text) : parsed.error;
   if (error.empty()) {
     ActiveOptions() = options_text;
-    ReportLoad(agent.options.report_path, ActiveLine(agent, late ? "attached" : "startup"));
+    ReportLoad(agent.options.report_path, ActiveLine(vm, agent, late ? "attached" : "startup"));
     return JNI_OK;
   }
   ReportLoad(agent.options.report_path, InactiveReportLine(error));

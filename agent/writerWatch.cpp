@@ -70,7 +70,7 @@ void CheckForOtherWriters(jvmtiEnv* jvmti, JNIEnv* jni) {
       Disable("another OTEP 4719 process context (an OTEL_CTX mapping) appeared besides vtctx's");
     }
   }
-  if (g_disabled.load() && !g_shims_told && jvmti != nullptr && jni != nullptr) {
+  if (g_disabled.load() && !g_shims_told && jni != nullptr) {
     g_shims_told = TellShimsAttributesOff(jvmti, jni).error.empty();
   }
 }

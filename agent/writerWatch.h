@@ -21,8 +21,9 @@
 
 namespace vtctx {
 
-// One check (maintenance thread). `jvmti` and `jni` (this thread attached; null: the shims are told
-// at a later check) tell the running shims to stop writing attributes.
+// One check (maintenance thread). `jni` (this thread attached; null: the shims are told at a later
+// check) and `jvmti` (null without JVMTI: shimLink.h) tell the running shims to stop writing
+// attributes.
 void CheckForOtherWriters(jvmtiEnv* jvmti, JNIEnv* jni);
 
 // True once another writer or process context was found: no attribute may be written.

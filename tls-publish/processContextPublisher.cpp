@@ -314,16 +314,40 @@ ProcessContextPublisher::KeyResult ProcessContextPublisher::RegisterKey(std::str
   if (keys_.size() >= kMaxAttributeKeys) return {-1, KeyError::kTooManyKeys};
 
   keys_.emplace_back(key);
+  if (!RepublishLocked()) {
+    keys_.pop_back();
+    return {-1, last_store_failed_ ? KeyError::kNoMemory : KeyError::kKeyMapFull};
+  }
+  // Only now may records use the new index: every reader that can see it can name it.
+  key_count_.store(keys_.size(), std::memory_order_release);
+  return {static_cast<int>(keys_.size() - 1), KeyError::kNone};
+}
+
+std::string ProcessContextPublisher::UpdateResource(const std::vector<StringAttribute>& resource) {
+  Lock lock(&mutex_);
+  if (header_ == nullptr) return "the process context is not published";
+  if (getpid() != publisher_pid_) return "a forked child cannot update its parent's context";
+  if (resource == resource_) return {};
+  std::vector<StringAttribute> previous = std::move(resource_);
+  resource_ = resource;
+  if (!RepublishLocked()) {
+    resource_ = std::move(previous);
+    return last_store_failed_ ? "no memory for the payload" : "the payload breaks a reader limit";
+  }
+  return {};
+}
+
+bool ProcessContextPublisher::RepublishLocked() {
   std::string payload;
   const std::string error =
       EncodeProcessContext(resource_, keys_, &payload, config_.extra_attributes);
   const char* stored = nullptr;
-  const char* store_error = error.empty() ? StorePayload(payload, &stored) : nullptr;
-  if (!error.empty() || store_error != nullptr) {
-    keys_.pop_back();
-    return {-1, error.empty() ? KeyError::kNoMemory : KeyError::kKeyMapFull};
+  last_store_failed_ = false;
+  if (!error.empty()) return false;
+  if (StorePayload(payload, &stored) != nullptr) {
+    last_store_failed_ = true;
+    return false;
   }
-
   // Update protocol (OTEP 4719).
   const uint64_t published_at = NextTimestamp();
   Store<uint64_t>(header_->published_at_ns, 0);  // update in progress
@@ -334,9 +358,7 @@ ProcessContextPublisher::KeyResult ProcessContextPublisher::RegisterKey(std::str
   Store<uint64_t>(header_->published_at_ns, published_at);
   NameMapping();
   ++publications_;
-  // Only now may records use the new index: every reader that can see it can name it.
-  key_count_.store(keys_.size(), std::memory_order_release);
-  return {static_cast<int>(keys_.size() - 1), KeyError::kNone};
+  return true;
 }
 
 std::vector<std::string> ProcessContextPublisher::keys() const {

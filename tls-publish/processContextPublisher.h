@@ -20,7 +20,8 @@
 // Lifetime: the header page and every payload ever published stay mapped for the life of the
 // process; nothing is ever freed. A reader that read the old pointer just before an update can
 // therefore always finish reading the old payload (and then discards it because published_at_ns
-// changed). The cost is bounded: at most 1 + 255 publications (one per key), each payload at most
+// changed). The cost is bounded: at most 2 + 255 publications (one per key, one resource
+// update), each payload at most
 // ~33 KiB by the reader limits below and typically well under 1 KiB, in 256 KiB arena chunks of
 // which only touched pages become resident (e.g. 255 keys of ~20 bytes keep ~1 MB of payloads).
 //
@@ -66,6 +67,7 @@ inline constexpr size_t kMaxPayloadLengthPrefix = 16383;
 struct StringAttribute {
   std::string key;
   std::string value;
+  friend bool operator==(const StringAttribute&, const StringAttribute&) = default;
 };
 
 // Encodes the protobuf ProcessContext payload into `*out`:
@@ -129,6 +131,12 @@ class ProcessContextPublisher {
   // protocol) if it is new. An index, once given, never changes. Safe from any thread.
   KeyResult RegisterKey(std::string_view key);
 
+  // Republishes with `resource` as the resource attributes (the update protocol), unless they are
+  // unchanged. Returns "" on success, else one line saying why the old ones stay. Safe from any
+  // thread. (The agent learns the JVM's system properties only after Publish() when it runs
+  // without JVMTI.)
+  std::string UpdateResource(const std::vector<StringAttribute>& resource);
+
   // Keys registered so far; an index below this has a name every reader can see (the count is
   // raised only after the payload naming the key is published). Lock-free.
   size_t key_count() const { return key_count_.load(std::memory_order_acquire); }
@@ -150,6 +158,9 @@ class ProcessContextPublisher {
  private:
   class Lock;
   const char* StorePayload(const std::string& payload, const char** stored);
+  // Encodes and publishes resource_ and keys_ (under mutex_); false if nothing changed, with
+  // last_store_failed_ telling a full arena from a payload too big for readers.
+  bool RepublishLocked();
   void NameMapping();
   uint64_t NextTimestamp() const;
 
@@ -162,6 +173,7 @@ class ProcessContextPublisher {
   pid_t publisher_pid_ = 0;
   uint64_t publications_ = 0;
   std::vector<StringAttribute> resource_;
+  bool last_store_failed_ = false;
   std::vector<std::string> keys_;
   std::atomic<size_t> key_count_{0};
   // Payload arena: page-aligned chunks, MADV_DONTFORK, never unmapped.

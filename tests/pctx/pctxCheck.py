@@ -178,7 +178,8 @@ def decode(pb, payload):
     writer_version = None
     writer = {}
     for kv in reading.message.extra_attributes:
-        if kv.key in ("vtctx.version", "vtctx.load", "vtctx.options"):
+        if kv.key in ("vtctx.version", "vtctx.load", "vtctx.options", "vtctx.channel",
+                      "vtctx.identity.index", "vtctx.identity.layout"):
             check(kv.value.WhichOneof("value") == "string_value", "%s not a string" % kv.key)
             writer[kv.key] = kv.value.string_value
             if kv.key == "vtctx.version":
@@ -192,6 +193,12 @@ def decode(pb, payload):
           "vtctx.load is %r" % writer.get("vtctx.load"))
     check("vtctx.options" in writer and "report=" not in writer["vtctx.options"],
           "vtctx.options is %r" % writer.get("vtctx.options"))
+    check(writer.get("vtctx.channel") in ("carrier", "identity"),
+          "vtctx.channel is %r" % writer.get("vtctx.channel"))
+    check(re.fullmatch(r"0x[0-9a-f]+", writer.get("vtctx.identity.index", "")) is not None,
+          "vtctx.identity.index is %r" % writer.get("vtctx.identity.index"))
+    check(writer.get("vtctx.identity.layout") == "1",
+          "vtctx.identity.layout is %r" % writer.get("vtctx.identity.layout"))
     check(reading.supported, "threadlocal.schema_version is %r" % reading.schema)
     check(reading.key_map == "ok", "threadlocal.attribute_key_map is %s" % reading.key_map)
     return resource, reading.schema, reading.keys if reading.key_map == "ok" else None
@@ -290,6 +297,25 @@ def run(args, work, pb):
                          ["-Dotel.service.name=svc-property"], base_resource("svc-property"), [])
     elif s == "env":
         scenario_startup(pb, args, work, "log=info", everything, [], base_resource("svc-env"), [])
+    elif s == "property-identity":
+        # Without JVMTI the agent cannot read the JVM's properties at Agent_OnLoad: it publishes
+        # from the environment, then republishes once its maintenance thread can ask the JVM.
+        t = Target(args, work, "log=info,channel=identity", everything,
+                   ["-Dotel.service.name=svc-property"])
+        try:
+            deadline = time.monotonic() + 20
+            decoded = None
+            while time.monotonic() < deadline:
+                decoded, _ = read_context(pb, t)
+                if decoded and decoded[0].get("service.name") == "svc-property":
+                    break
+                time.sleep(0.1)
+            if check(decoded is not None, "no process context"):
+                check_resource(decoded[0], base_resource("svc-property"))
+            check("vtctx: active (startup, vtctx %s, identity channel" % vtctx_version in t.log(),
+                  "agent did not report the identity channel active")
+        finally:
+            t.close()
     elif s == "attributes":
         # service.name and service.instance.id from the attributes (no explicit name is set); the
         # configured instance id wins over a random one, as in the OTel SDK.

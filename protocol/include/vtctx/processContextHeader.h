@@ -49,6 +49,14 @@
 #define VTCTX_PCTX_KEY_VTCTX_LOAD "vtctx.load"
 /* The agent's options as given at that load (without report=). */
 #define VTCTX_PCTX_KEY_VTCTX_OPTIONS "vtctx.options"
+/* How readers find the context of the code an OS thread runs: "carrier" (otel_thread_ctx_v1
+ * points at the mounted thread's record) or "identity" (otel_thread_ctx_v1 is NULL or the carrier's
+ * own while a virtual thread runs; follow the thread index). */
+#define VTCTX_PCTX_KEY_VTCTX_CHANNEL "vtctx.channel"
+/* The thread index (vtctx/threadIndex.h): its header's address as 0x-prefixed lowercase hex, and
+ * its layout version (decimal). Present with both channels. */
+#define VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX "vtctx.identity.index"
+#define VTCTX_PCTX_KEY_VTCTX_IDENTITY_LAYOUT "vtctx.identity.layout"
 
 /* Record attribute key indexes are u8; we hand out 0..254 (255 keys at most). */
 #define VTCTX_PCTX_MAX_ATTRIBUTE_KEYS 255

@@ -1,15 +1,19 @@
 package io.vtctx.internal;
 
 /**
- * Calls the forged AgentNatives' natives (jvm.forged_natives): each must throw
- * UnsatisfiedLinkError (nothing bound), never crash the JVM. Prints one line per call and
- * "forged natives: PASS".
+ * Asks the agent for its natives through a forged bootstrap, then calls the forged AgentNatives'
+ * natives (jvm.forged_natives): the bootstrap must return null (its zero), each native must throw
+ * UnsatisfiedLinkError (nothing bound), and the JVM must never crash. Prints one line per call
+ * and "forged natives: PASS".
  */
 public final class ForgedNatives {
   private ForgedNatives() {}
 
   public static void main(String[] args) {
     int failures = 0;
+    String bootstrap = AgentBootstrap.bindAgentNatives(0x41414141L, 0x42424242L);
+    System.out.println("forged bootstrap returned " + bootstrap);
+    if (bootstrap != null) failures++;
     failures += expectUnlinked("isActive", () -> AgentNatives.isActive());
     failures +=
         expectUnlinked(

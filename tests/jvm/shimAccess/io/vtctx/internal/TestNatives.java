@@ -11,6 +11,15 @@ import java.nio.ByteBuffer;
 public final class TestNatives {
   private TestNatives() {}
 
+  // As the shim does before its first native (AgentLink): the agent binds AgentNatives when asked.
+  static {
+    try {
+      AgentBootstrap.bindAgentNatives();
+    } catch (UnsatisfiedLinkError noAgent) {
+      // The natives below throw it too.
+    }
+  }
+
   public static boolean isActive() {
     return AgentNatives.isActive();
   }

@@ -14,7 +14,6 @@ import java.lang.System.Logger.Level;
  * records stay mapped until the process exits.
  */
 public final class AgentLink {
-  private static final System.Logger LOG = System.getLogger("io.vtctx");
 
   // Written true by the first probe or by the agent at attach (agent/shimLink.cpp: the field's
   // name and type are that file's contract), never back to false.
@@ -26,6 +25,12 @@ public final class AgentLink {
   private static volatile boolean attributesOff;
 
   private AgentLink() {}
+
+  // The logger only when there is something to log: initialising this class runs no code (the
+  // agent may initialise it from its attach thread to set `active`).
+  private static final class Log {
+    static final System.Logger LOG = System.getLogger("io.vtctx");
+  }
 
   /** True if record attributes must not be written (another writer shares the process). */
   public static boolean attributesOff() {
@@ -47,10 +52,10 @@ public final class AgentLink {
     if (absent == null) active = true;
     probed = true;
     if (active) {
-      LOG.log(Level.DEBUG, "vtctx: agent active, publishing thread context");
+      Log.LOG.log(Level.DEBUG, "vtctx: agent active, publishing thread context");
       return true;
     }
-    LOG.log(
+    Log.LOG.log(
         Level.INFO,
         "vtctx: {0}; thread context is not published (load it with"
             + " -agentpath:/path/to/libvtctx.so, or attach it to this JVM: publishing then starts"
@@ -62,12 +67,16 @@ public final class AgentLink {
   /** Null if the agent is active, else why not. */
   private static String probe() {
     try {
+      AgentBootstrap.bindAgentNatives();
+    } catch (LinkageError e) {
+      return "agent libvtctx.so is not loaded"; // UnsatisfiedLinkError: no agent exports it
+    }
+    try {
       return AgentNatives.isActive() ? null : "agent libvtctx.so is loaded but not active";
     } catch (LinkageError e) {
-      // UnsatisfiedLinkError: the agent, which binds the natives itself, is not loaded, or does
-      // not serve this class loader's copy of the shim (agent option shim_loaders).
-      return "agent libvtctx.so is not loaded (or serves only the shim on the class path or"
-          + " module path: shim_loaders=any serves this class loader's copy too)";
+      // UnsatisfiedLinkError: the agent does not serve this class loader's copy of the shim.
+      return "agent libvtctx.so serves only the shim on the class path or module path"
+          + " (shim_loaders=any serves this class loader's copy too)";
     }
   }
 }

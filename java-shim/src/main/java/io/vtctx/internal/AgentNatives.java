@@ -3,9 +3,10 @@ package io.vtctx.internal;
 import java.nio.ByteBuffer;
 
 /**
- * The JNI natives exported by the vtctx agent (libvtctx.so). HotSpot finds them in the agent
- * library itself, so nothing is loaded here; without the agent every call throws {@link
- * UnsatisfiedLinkError}, which callers treat as "agent not loaded".
+ * The JNI natives of the vtctx agent (libvtctx.so), which binds them to this class itself when
+ * {@link AgentBootstrap#bindAgentNatives()} asks, if it serves this class loader; nothing is
+ * loaded here. Unbound, every call throws {@link UnsatisfiedLinkError}, which callers treat as
+ * "agent not loaded".
  *
  * <p>Package-private, and the package is not exported by the module {@code io.vtctx}: only the
  * shim calls these. The agent builds against the header {@code javac -h} generates from this file,

@@ -67,7 +67,9 @@ public final class ThreadRecord {
    * agent or a record.
    */
   public static long currentAddress() {
-    return AgentLink.active() ? AgentNatives.currentRecord() : 0;
+    // The thread's view first: while it is cached here the record stays this thread's (without
+    // JVMTI end events, channel=identity, the agent takes a collected view as the thread's end).
+    return current() != null ? AgentNatives.currentRecord() : 0;
   }
 
   private static ThreadRecord bind() {
