@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "commands/bpfSupport.h"
 #include "hotspot/agentLoad.h"
+#include "hotspot/javaThreadLayout.h"
 #include "target/agentWait.h"
 #include "target/monotonicClock.h"
 #include "target/processMemory.h"
@@ -76,6 +77,24 @@ absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
   }
   fprintf(stderr, "vtctx-reader: pid %d: %s\n", pid, DescribeModule(chosen).c_str());
   return chosen;
+}
+
+// The channel the programs follow (--channel; verify reads both, so it wants the identity
+// recipe and the writer's carrier slot).
+absl::StatusOr<IdentityRecipe> FollowedChannel(const TargetProcess& target,
+                                               const BpfRunOptions& options) {
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(target.pid());
+  if (!memory.ok()) return ProcessAccessError(target.pid(), memory.status());
+  std::string note;
+  const std::optional<bool> identity =
+      options.channel == ChannelChoice::kAuto
+          ? std::nullopt
+          : std::optional(options.channel == ChannelChoice::kIdentity);
+  absl::StatusOr<IdentityRecipe> channel = ChooseChannel(target, **memory, identity, &note);
+  if (!channel.ok()) return channel.status();
+  if (!note.empty()) fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
+  fprintf(stderr, "vtctx-reader: pid %d: %s\n", target.pid(), channel->description.c_str());
+  return channel;
 }
 
 absl::Status LoadAndAttach(BpfCommand& command, bool bpf_stats, StatsEnabled& stats) {
@@ -167,8 +186,12 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   if (absl::Status s = AttachBeforeRun(*target, options.attach); !s.ok()) return s;
   absl::StatusOr<ModuleResolution> resolved = ResolveTarget(*target, options.wait_s);
   if (!resolved.ok()) return resolved.status();
+  absl::StatusOr<IdentityRecipe> channel = FollowedChannel(*target, options);
+  if (!channel.ok()) return channel.status();
 
-  if (absl::Status s = command.Open({*target, resolved->recipe}); !s.ok()) return s;
+  if (absl::Status s = command.Open({*target, resolved->recipe, channel->recipe}); !s.ok()) {
+    return s;
+  }
   StatsEnabled stats;
   if (absl::Status s = LoadAndAttach(command, options.bpf_stats, stats); !s.ok()) return s;
   // Read after attaching: events from before this read are covered by it (processContextWatch.h).

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "commands/commandOptions.h"
+#include "target/identitySlot.h"
 #include "target/targetContext.h"
 #include "target/targetProcess.h"
 #include "target/tlsSlot.h"
@@ -36,9 +37,10 @@ namespace vtctx::reader {
 struct BpfTarget {
   const TargetProcess& process;
   vtctx_slot_recipe recipe;
+  vtctx_identity_recipe identity;  // kind VTCTX_IDENTITY_NONE: the carrier channel
 };
 
-// Sets the rodata every program declares (targetFilter.bpf.h, tlsSlot.bpf.h,
+// Sets the rodata every program declares (targetFilter.bpf.h, identityRead.bpf.h,
 // ringbufNotify.bpf.h, floor_only) for a ring buffer of `ring_bytes`.
 template <typename Rodata>
 void SetCommonRodata(Rodata& rodata, const BpfTarget& target, bool floor_only,
@@ -46,6 +48,7 @@ void SetCommonRodata(Rodata& rodata, const BpfTarget& target, bool floor_only,
   rodata.target_tgid = static_cast<__u32>(target.process.pid());
   rodata.target_held_ns = target.process.held_ns();
   rodata.vtctx_recipe = target.recipe;
+  rodata.vtctx_identity = target.identity;
   rodata.floor_only = floor_only;
   rodata.wakeup_bytes = ring_bytes / 4;
 }

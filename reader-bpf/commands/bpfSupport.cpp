@@ -2,13 +2,16 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/perf_event.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -142,6 +145,38 @@ ProgramRunStats ReadProgramRunStats(int prog_fd) {
   __u32 len = sizeof info;
   if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0) return {};
   return {info.run_cnt, info.run_time_ns};
+}
+
+void BpfLinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(link); }
+
+uint64_t SamplePeriodNs(long hz) { return 1'000'000'000u / static_cast<uint64_t>(hz); }
+
+absl::Status AttachCpuClocks(bpf_program* program, long hz, std::vector<BpfLink>& links) {
+  const size_t before = links.size();
+  const int cpus = libbpf_num_possible_cpus();
+  for (int cpu = 0; cpu < cpus; ++cpu) {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+    attr.sample_period = SamplePeriodNs(hz);
+    const int fd =
+        static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+    if (fd < 0) {
+      if (errno == ENODEV) continue;  // offline CPU
+      return absl::InternalError(
+          absl::StrCat("perf_event_open on CPU ", cpu, ": ", strerror(errno)));
+    }
+    bpf_link* link = bpf_program__attach_perf_event(program, fd);  // owns fd once attached
+    if (link == nullptr) {
+      const int err = errno;
+      close(fd);
+      return absl::InternalError(absl::StrCat("attaching to CPU ", cpu, ": ", strerror(err)));
+    }
+    links.emplace_back(link);
+  }
+  if (links.size() == before) return absl::InternalError("no online CPU to sample");
+  return absl::OkStatus();
 }
 
 }  // namespace vtctx::reader

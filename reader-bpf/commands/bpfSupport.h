@@ -10,12 +10,16 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 struct ring_buffer;  // libbpf
+struct bpf_link;
+struct bpf_program;
 
 namespace vtctx::reader {
 
@@ -77,6 +81,20 @@ absl::Status ReadEventBatch(::ring_buffer* rb, EventBatch& batch, std::span<cons
 // Consumes every event left, without a bound: for the end of a run, after detaching (so bounded by
 // the ring's size).
 void DrainEvents(::ring_buffer* rb, EventBatch& batch);
+
+// Owns a BPF link (and the perf fd it was attached through).
+struct BpfLinkDeleter {
+  void operator()(::bpf_link* link) const;
+};
+using BpfLink = std::unique_ptr<::bpf_link, BpfLinkDeleter>;
+
+// The CPU time one sample at `hz` stands for (cpu-clock counts nanoseconds: a fixed period is
+// exact; the kernel turns a cpu-clock frequency into this same period).
+uint64_t SamplePeriodNs(long hz);
+
+// Attaches `program` to a cpu-clock perf event on every online CPU (all tasks: the program
+// filters), firing every SamplePeriodNs(hz) of CPU time; the links are appended to `links`.
+absl::Status AttachCpuClocks(::bpf_program* program, long hz, std::vector<BpfLink>& links);
 
 // Sum over CPUs of entry `key` of a BPF_MAP_TYPE_PERCPU_ARRAY of u64.
 uint64_t SumPerCpu(int map_fd, uint32_t key);

@@ -19,7 +19,7 @@ namespace vtctx::reader {
 struct FlagSpec {
   absl::string_view name;  // without the leading "--"
   bool takes_value;
-  bool value_optional = false;  // with takes_value: a value only as `--name=value`
+  bool value_optional = false;        // with takes_value: a value only as `--name=value`
   absl::string_view short_name = "";  // one letter: `-x value` means `--name value`
 };
 

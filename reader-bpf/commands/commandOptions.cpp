@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -15,6 +16,8 @@ namespace vtctx::reader {
 namespace {
 
 constexpr absl::string_view kTextFormats[] = {"text", "json"};
+constexpr absl::string_view kChannels[] = {"auto", "carrier", "identity"};
+constexpr absl::string_view kAgentChannels[] = {"carrier", "identity"};
 constexpr absl::string_view kProfileFormats[] = {"table", "json", "folded", "pprof", "svg"};
 constexpr double kMaxAttachTimeoutS = 3600;  // an hour: anything longer is a typo
 
@@ -24,16 +27,45 @@ long DefaultNumber(ReaderCommand command, absl::string_view name) {
   return absl::SimpleAtoi(FlagDefault(command, name), &value) ? value : 0;
 }
 
-// --attach with --agent and --agent-options (resolve, syscalls, profile); those two without
-// --attach are a usage error.
-absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArgs& parsed) {
+// The agent's options with channel=identity added for `channel` identity; a channel= already in
+// them must agree.
+absl::StatusOr<std::string> AgentOptionsFor(std::string options, absl::string_view channel) {
+  for (absl::string_view word : absl::StrSplit(options, ',')) {
+    if (absl::StartsWith(word, "channel=")) {
+      if (channel != "carrier" && word.substr(8) != channel) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--channel ", channel, " contradicts the agent option ", word));
+      }
+      return options;
+    }
+  }
+  if (channel != "identity") return options;
+  return options.empty() ? std::string("channel=identity") : options + ",channel=identity";
+}
+
+// --channel of the commands that read one channel.
+absl::StatusOr<ChannelChoice> ParseChannel(const ParsedArgs& parsed) {
+  absl::StatusOr<std::string> channel = parsed.Choice("channel", kChannels);
+  if (!channel.ok()) return channel.status();
+  return *channel == "identity"  ? ChannelChoice::kIdentity
+         : *channel == "carrier" ? ChannelChoice::kCarrier
+                                 : ChannelChoice::kAuto;
+}
+
+// --attach with --agent and --agent-options (resolve, syscalls, profile, verify); those two
+// without --attach are a usage error. --channel identity loads the agent with channel=identity.
+absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArgs& parsed,
+                                                                 ChannelChoice channel) {
   if (!parsed.Has("attach")) {
     if (parsed.Has("agent") || parsed.Has("agent-options")) {
       return absl::InvalidArgumentError("--agent and --agent-options go with --attach");
     }
     return std::nullopt;
   }
-  return AgentLoadOptions{parsed.Get("agent"), parsed.Get("agent-options"),
+  absl::StatusOr<std::string> agent_options = AgentOptionsFor(
+      parsed.Get("agent-options"), channel == ChannelChoice::kIdentity ? "identity" : "carrier");
+  if (!agent_options.ok()) return agent_options.status();
+  return AgentLoadOptions{parsed.Get("agent"), *agent_options,
                           static_cast<double>(DefaultNumber(kAttach, "timeout"))};
 }
 
@@ -77,7 +109,12 @@ absl::Status ParseRunOptions(const ParsedArgs& parsed, ReaderCommand command, Bp
   run.bpf_stats = parsed.Has("bpf-stats");
   run.bpf_floor = parsed.Has("bpf-floor");
   run.verbose = parsed.Has("verbose");
-  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  if (command != kVerify) {
+    absl::StatusOr<ChannelChoice> channel = ParseChannel(parsed);
+    if (!channel.ok()) return channel.status();
+    run.channel = *channel;
+  }
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed, run.channel);
   if (!attach.ok()) return attach.status();
   run.attach = *std::move(attach);
   return absl::OkStatus();
@@ -183,7 +220,11 @@ absl::Status FillResolve(const ParsedArgs& parsed, ResolveOptions& options) {
   options.pid = *pid;
   options.json = *format == "json";
   options.wait_s = *wait;
-  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed);
+  absl::StatusOr<ChannelChoice> channel = ParseChannel(parsed);
+  if (!channel.ok()) return channel.status();
+  options.channel = *channel;
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach =
+      ParseAttachFlags(parsed, options.channel);
   if (!attach.ok()) return attach.status();
   options.attach = *std::move(attach);
   return absl::OkStatus();
@@ -219,6 +260,14 @@ absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
   return ParseProfileOutput(parsed, options);
 }
 
+absl::Status FillVerify(const ParsedArgs& parsed, VerifyOptions& options) {
+  if (absl::Status s = ParseRunOptions(parsed, kVerify, options.run); !s.ok()) return s;
+  absl::StatusOr<long> hz = parsed.Integer("hz", DefaultNumber(kVerify, "hz"), 1, 100000);
+  if (!hz.ok()) return hz.status();
+  options.hz = *hz;
+  return absl::OkStatus();
+}
+
 absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
   absl::StatusOr<pid_t> pid = parsed.Pid();
   if (!pid.ok()) return pid.status();
@@ -228,9 +277,13 @@ absl::Status FillAttach(const ParsedArgs& parsed, AttachOptions& options) {
     return absl::InvalidArgumentError(
         absl::StrCat("--timeout ", *timeout, ": at most ", kMaxAttachTimeoutS, " seconds"));
   }
+  absl::StatusOr<std::string> channel = parsed.Choice("channel", kAgentChannels);
+  if (!channel.ok()) return channel.status();
+  absl::StatusOr<std::string> agent_options = AgentOptionsFor(parsed.Get("options"), *channel);
+  if (!agent_options.ok()) return agent_options.status();
   options.pid = *pid;
   options.load.agent_path = parsed.Get("agent");
-  options.load.agent_options = parsed.Get("options");
+  options.load.agent_options = *agent_options;
   options.load.timeout_s =
       *timeout > 0 ? *timeout : static_cast<double>(DefaultNumber(kAttach, "timeout"));
   return absl::OkStatus();
@@ -248,6 +301,10 @@ absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args
 
 absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args) {
   return ParseCommand<ProfileOptions>("profile", kProfile, args, FillProfile);
+}
+
+absl::StatusOr<VerifyOptions> ParseVerifyOptions(std::span<char* const> args) {
+  return ParseCommand<VerifyOptions>("verify", kVerify, args, FillVerify);
 }
 
 absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args) {

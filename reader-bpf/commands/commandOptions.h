@@ -18,6 +18,9 @@
 
 namespace vtctx::reader {
 
+// --channel: how the context of the code a thread runs is found (docs/design.md, "Channels").
+enum class ChannelChoice { kAuto, kCarrier, kIdentity };
+
 // What every BPF command takes (bpfRun.h).
 struct BpfRunOptions {
   pid_t pid = 0;
@@ -29,6 +32,7 @@ struct BpfRunOptions {
   bool verbose = false;          // --verbose
   // --attach [--agent PATH] [--agent-options OPTS]: load the agent first (agentLoad.h).
   std::optional<AgentLoadOptions> attach;
+  ChannelChoice channel = ChannelChoice::kAuto;  // --channel; verify reads both
 };
 
 struct ResolveOptions {
@@ -37,6 +41,7 @@ struct ResolveOptions {
   bool json = false;  // --format json (default text)
   std::optional<double> wait_s;
   std::optional<AgentLoadOptions> attach;  // --attach, as for BPF commands
+  ChannelChoice channel = ChannelChoice::kAuto;
 };
 
 // `attach --pid P [--agent PATH] [--options OPTS] [--timeout S]`.
@@ -67,7 +72,15 @@ struct ProfileOptions {
   std::string output;                     // --output FILE (pprof: required; svg); "" = stdout
 };
 
+// `verify --pid P [--duration S] [--hz N]`: both channels at every sample (verify.h).
+struct VerifyOptions {
+  bool help = false;
+  BpfRunOptions run;  // --ringbuf-mb defaults to 1
+  long hz = 99;
+};
+
 absl::StatusOr<ResolveOptions> ParseResolveOptions(std::span<char* const> args);
+absl::StatusOr<VerifyOptions> ParseVerifyOptions(std::span<char* const> args);
 absl::StatusOr<SyscallsOptions> ParseSyscallsOptions(std::span<char* const> args);
 absl::StatusOr<ProfileOptions> ParseProfileOptions(std::span<char* const> args);
 absl::StatusOr<AttachOptions> ParseAttachOptions(std::span<char* const> args);

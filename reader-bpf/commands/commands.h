@@ -20,11 +20,13 @@ extern const CommandHelp kAttachHelp;
 extern const CommandHelp kResolveHelp;
 extern const CommandHelp kSyscallsHelp;
 extern const CommandHelp kProfileHelp;
+extern const CommandHelp kVerifyHelp;
 
 absl::Status RunAttach(const AttachOptions& options);
 absl::Status RunResolve(const ResolveOptions& options);
 absl::Status RunSyscalls(const SyscallsOptions& options);
 absl::Status RunProfile(const ProfileOptions& options);
+absl::Status RunVerify(const VerifyOptions& options);
 
 }  // namespace vtctx::reader
 

@@ -32,9 +32,12 @@ constexpr char kUsage[] =
     "            [--output FILE] [--trace ID,...] [--group-by trace|NAME,...]\n"
     "            [--folded-attrs NAME,...]\n"
     "            CPU samples tagged with trace/span and attributes (BPF)\n"
+    "  verify    --pid P [--duration S] [--hz 99]\n"
+    "            both channels (carrier and identity) read at every CPU sample and compared (BPF)\n"
     "\n"
-    "resolve, syscalls and profile take --attach: load the agent first if P lacks it, e.g.\n"
-    "  vtctx-reader profile --attach --pid P -d 30 --format pprof --output p.pb.gz\n"
+    "resolve, syscalls, profile and verify take --attach: load the agent first if P lacks it,\n"
+    "e.g.  vtctx-reader profile --attach --pid P -d 30 --format pprof --output p.pb.gz\n"
+    "resolve, syscalls and profile take --channel auto|carrier|identity (default: the writer's)\n"
     "\n"
     "Record attributes are named through the process context's attribute key map\n"
     "(\"#<index>\" when it names no such key).\n"
@@ -52,8 +55,10 @@ constexpr char kUsage[] =
     " (agent not loaded; see --wait)\n"
     "  6  its TLS access is not resolved yet (the middle of a dlopen: retry, or --wait)\n"
     "  7  unsupported (access model, kernel without BTF; attach: not HotSpot, Java < 21, attach\n"
-    "     disabled)\n"
-    "  8  the attach failed (the agent stays inactive: its reason; the JVM's answer; timeout)\n";
+    "     disabled; identity channel: a JVM field or symbol it needs is missing, a collector\n"
+    "     that moves objects concurrently on JDK < 24, no thread index)\n"
+    "  8  the attach failed (the agent stays inactive: its reason; the JVM's answer; timeout)\n"
+    "  9  verify: the channels named different contexts at some sample\n";
 
 int ExitCode(absl::StatusCode code) {
   switch (code) {
@@ -75,6 +80,8 @@ int ExitCode(absl::StatusCode code) {
     case absl::StatusCode::kAborted:
     case absl::StatusCode::kDeadlineExceeded:
       return 8;
+    case absl::StatusCode::kDataLoss:
+      return 9;
     default:
       return 1;
   }
@@ -119,17 +126,20 @@ int main(int argc, char** argv) {
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
   absl::Status status;
   if (command == "attach") {
-    status = ParseAndRun(vtctx::reader::ParseAttachOptions, vtctx::reader::kAttach, vtctx::reader::kAttachHelp,
-                         vtctx::reader::RunAttach, args);
+    status = ParseAndRun(vtctx::reader::ParseAttachOptions, vtctx::reader::kAttach,
+                         vtctx::reader::kAttachHelp, vtctx::reader::RunAttach, args);
   } else if (command == "resolve") {
-    status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolve, vtctx::reader::kResolveHelp,
-                         vtctx::reader::RunResolve, args);
+    status = ParseAndRun(vtctx::reader::ParseResolveOptions, vtctx::reader::kResolve,
+                         vtctx::reader::kResolveHelp, vtctx::reader::RunResolve, args);
   } else if (command == "syscalls") {
-    status = ParseAndRun(vtctx::reader::ParseSyscallsOptions, vtctx::reader::kSyscalls, vtctx::reader::kSyscallsHelp,
-                         vtctx::reader::RunSyscalls, args);
+    status = ParseAndRun(vtctx::reader::ParseSyscallsOptions, vtctx::reader::kSyscalls,
+                         vtctx::reader::kSyscallsHelp, vtctx::reader::RunSyscalls, args);
   } else if (command == "profile") {
-    status = ParseAndRun(vtctx::reader::ParseProfileOptions, vtctx::reader::kProfile, vtctx::reader::kProfileHelp,
-                         vtctx::reader::RunProfile, args);
+    status = ParseAndRun(vtctx::reader::ParseProfileOptions, vtctx::reader::kProfile,
+                         vtctx::reader::kProfileHelp, vtctx::reader::RunProfile, args);
+  } else if (command == "verify") {
+    status = ParseAndRun(vtctx::reader::ParseVerifyOptions, vtctx::reader::kVerify,
+                         vtctx::reader::kVerifyHelp, vtctx::reader::RunVerify, args);
   } else {
     fprintf(stderr, "vtctx-reader: unknown command '%s'\n%s", argv[1], kUsage);
     return 2;

@@ -13,14 +13,13 @@
 #include "commands/profile.h"
 #include "commands/ringbufNotify.bpf.h"
 #include "commands/targetFilter.bpf.h"
-#include "commands/tlsSlot.bpf.h"
+#include "commands/identityRead.bpf.h"
 // clang-format on
 
 #define VTCTX_EFAULT 14 /* bpf_get_stackid: no user stack (kernel thread) */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile struct vtctx_slot_recipe vtctx_recipe = {};
 const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
 /* VTCTX_PROFILE_EVENTS: also collect user and kernel stack ids (folded output aggregated in user
  * space). */
@@ -59,7 +58,8 @@ static __always_inline void stack_ids(struct bpf_perf_event_data* pe, __s32* use
 }
 
 static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
-                                      const struct vtctx_context* ctx) {
+                                      const struct vtctx_context* ctx,
+                                      const struct vtctx_identity_hit* hit) {
   struct vtctx_sample_event* e;
   __u32 attrs = vtctx_attrs_wanted(ctx);
 
@@ -75,6 +75,7 @@ static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
     if (!e) return -1;
     __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
   }
+  vtctx_confirm_current_context(&e->ctx, hit);
   e->ts_ns = bpf_ktime_get_ns();
   e->tid = (__u32)id;
   e->tgid = target_tgid;
@@ -121,6 +122,7 @@ static __always_inline int add_count(struct bpf_perf_event_data* pe,
 SEC("perf_event")
 int vtctx_sample(struct bpf_perf_event_data* pe) {
   struct vtctx_context ctx = {};
+  struct vtctx_identity_hit hit = {};
   __u64 id = bpf_get_current_pid_tgid();
   int err;
 
@@ -129,8 +131,13 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
    * or counted as dropped, so user space derives the total (a counter here would cost one more
    * cold map access per sample). */
   if (floor_only) return 0;
-  vtctx_read_context(&vtctx_recipe, &ctx);
-  err = mode == VTCTX_PROFILE_EVENTS ? send_event(pe, id, &ctx) : add_count(pe, &ctx);
+  vtctx_read_current_context(&ctx, &hit);
+  if (mode == VTCTX_PROFILE_EVENTS) {
+    err = send_event(pe, id, &ctx, &hit);
+  } else {
+    vtctx_confirm_current_context(&ctx, &hit); /* the header is all a count reads */
+    err = add_count(pe, &ctx);
+  }
   if (err) count(VTCTX_PC_DROPPED);
   return 0;
 }

@@ -53,24 +53,6 @@ namespace {
 struct SkelDeleter {
   void operator()(profile_bpf* skel) const { profile_bpf__destroy(skel); }
 };
-struct LinkDeleter {
-  void operator()(bpf_link* link) const { bpf_link__destroy(link); }  // also closes the perf fd
-};
-
-// The CPU time one sample stands for. cpu-clock counts nanoseconds, so a fixed period is exact
-// (the kernel turns a cpu-clock frequency into this same period: perf_swevent_init_hrtimer).
-uint64_t PeriodNs(long hz) { return 1'000'000'000u / static_cast<uint64_t>(hz); }
-
-// A cpu-clock perf event on `cpu` firing every PeriodNs(hz) of CPU time (all tasks: the program
-// filters), or -1 with errno set.
-int OpenCpuClock(int cpu, long hz) {
-  perf_event_attr attr{};
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  attr.sample_period = PeriodNs(hz);
-  return static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
-}
 
 bool NeedsStacks(ProfileFormat format) {
   return format == ProfileFormat::kFolded || format == ProfileFormat::kSvg ||
@@ -133,24 +115,7 @@ class ProfileCommand final : public BpfCommand {
 
   // One sampling event per online CPU.
   absl::Status Attach() override {
-    const int cpus = libbpf_num_possible_cpus();
-    for (int cpu = 0; cpu < cpus; ++cpu) {
-      const int fd = OpenCpuClock(cpu, options_.hz);
-      if (fd < 0) {
-        if (errno == ENODEV) continue;  // offline CPU
-        return absl::InternalError(
-            absl::StrCat("perf_event_open on CPU ", cpu, ": ", strerror(errno)));
-      }
-      bpf_link* link = bpf_program__attach_perf_event(skel_->progs.vtctx_sample, fd);
-      if (link == nullptr) {
-        const int err = errno;
-        close(fd);
-        return absl::InternalError(absl::StrCat("attaching to CPU ", cpu, ": ", strerror(err)));
-      }
-      links_.emplace_back(link);
-    }
-    if (links_.empty()) return absl::InternalError("no online CPU to sample");
-    return absl::OkStatus();
+    return AttachCpuClocks(skel_->progs.vtctx_sample, options_.hz, links_);
   }
 
   void Detach() override { links_.clear(); }
@@ -226,7 +191,7 @@ class ProfileCommand final : public BpfCommand {
     const AttributeNames& names = end.context.names();
     if (options_.format == ProfileFormat::kPprof) {
       PprofProfile profile;
-      profile.period_ns = static_cast<int64_t>(PeriodNs(options_.hz));
+      profile.period_ns = static_cast<int64_t>(SamplePeriodNs(options_.hz));
       profile.duration_nanos = static_cast<int64_t>(end.seconds * 1e9);
       timespec now{};
       clock_gettime(CLOCK_REALTIME, &now);
@@ -252,7 +217,7 @@ class ProfileCommand final : public BpfCommand {
   const ProfileOptions options_;
   const bool events_;  // samples reach user space as ring-buffer events
   std::unique_ptr<profile_bpf, SkelDeleter> skel_;
-  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;  // released before skel_
+  std::vector<BpfLink> links_;  // released before skel_
   uint64_t received_ = 0;
   std::string line_;
   SampleAggregate aggregate_;

@@ -16,6 +16,7 @@ constexpr ReaderFlag kFlags[] = {
 #undef VTCTX_READER_FLAG_ROW
 };
 
+constexpr int kCommandBits = 5;  // kResolve .. kVerify
 constexpr size_t kHelpColumns = 100;
 constexpr size_t kMeaningColumn = 19;  // "  --name VALUE     " then the meaning
 
@@ -47,16 +48,17 @@ std::span<const ReaderFlag> ReaderFlags() { return kFlags; }
 
 std::span<const FlagSpec> FlagSpecsOf(ReaderCommand command) {
   static const auto* specs = [] {
-    auto* all = new std::vector<FlagSpec>[4];  // per command bit; never freed
-    for (int bit = 0; bit < 4; ++bit) {
+    auto* all = new std::vector<FlagSpec>[kCommandBits];  // per command bit; never freed
+    for (int bit = 0; bit < kCommandBits; ++bit) {
       for (const ReaderFlag& f : kFlags) {
         if ((f.commands & (1u << bit)) == 0) continue;
-        all[bit].push_back({f.name, !f.value.empty(), absl::StartsWith(f.value, "[="), f.short_name});
+        all[bit].push_back(
+            {f.name, !f.value.empty(), absl::StartsWith(f.value, "[="), f.short_name});
       }
     }
     return all;
   }();
-  for (int bit = 0; bit < 4; ++bit) {
+  for (int bit = 0; bit < kCommandBits; ++bit) {
     if (command == (1u << bit)) return specs[bit];
   }
   return {};
@@ -84,13 +86,14 @@ std::string FlagsHelp(ReaderCommand command) {
   for (const ReaderFlag& f : kFlags) {
     if ((f.commands & command) == 0) continue;
     std::string line = absl::StrCat("  --", f.name);
-    if (!f.value.empty()) absl::StrAppend(&line, absl::StartsWith(f.value, "[=") ? "" : " ", f.value);
+    if (!f.value.empty())
+      absl::StrAppend(&line, absl::StartsWith(f.value, "[=") ? "" : " ", f.value);
     if (!f.short_name.empty()) {
       absl::StrAppend(&line, ", -", f.short_name, f.value.empty() ? "" : " ", f.value);
     }
-    const std::string meaning =
-        f.default_value.empty() ? std::string(f.meaning)
-                                : absl::StrCat(f.meaning, " (default ", f.default_value, ")");
+    const std::string meaning = f.default_value.empty()
+                                    ? std::string(f.meaning)
+                                    : absl::StrCat(f.meaning, " (default ", f.default_value, ")");
     AppendWrapped(out, line, meaning);
   }
   return out;
@@ -104,7 +107,8 @@ std::string FlagDocRow(const ReaderFlag& f) {
   }
   std::string commands;
   for (const auto& [bit, name] : {std::pair{kResolve, "resolve"}, std::pair{kSyscalls, "syscalls"},
-                                  std::pair{kProfile, "profile"}, std::pair{kAttach, "attach"}}) {
+                                  std::pair{kProfile, "profile"}, std::pair{kVerify, "verify"},
+                                  std::pair{kAttach, "attach"}}) {
     if ((f.commands & bit) != 0) absl::StrAppend(&commands, commands.empty() ? "" : ", ", name);
   }
   // A '|' in a cell would end it (Markdown).

@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "commands/commands.h"
 #include "hotspot/agentLoad.h"
+#include "hotspot/javaThreadLayout.h"
 #include "target/agentWait.h"
 #include "target/processContextReader.h"
 #include "target/processMemory.h"
@@ -59,6 +60,7 @@ std::string ThreadJson(const ThreadSnapshot& t, const AttributeNames& names) {
   if (t.slot != 0) absl::StrAppendFormat(&out, "0x%x", t.slot);
   out += "\",";
   AppendContextJson(out, t.View(), &names);
+  if (t.java_thread_id != 0) absl::StrAppend(&out, ",\"java_thread_id\":", t.java_thread_id);
   if (!t.note.empty()) {
     out += ",\"note\":";
     AppendJsonString(out, t.note);
@@ -72,6 +74,7 @@ std::string ThreadText(const ThreadSnapshot& t, const AttributeNames& names) {
   out += t.slot != 0 ? absl::StrFormat("0x%-14x ", t.slot) : absl::StrFormat("%-16s ", "-");
   out += t.record != 0 ? absl::StrFormat("0x%-14x ", t.record) : absl::StrFormat("%-16s ", "-");
   AppendContextText(out, t.View(), &names);
+  if (t.java_thread_id != 0) absl::StrAppend(&out, " [runs Java thread ", t.java_thread_id, "]");
   if (!t.note.empty()) absl::StrAppend(&out, " [", t.note, "]");
   return out;
 }
@@ -79,11 +82,14 @@ std::string ThreadText(const ThreadSnapshot& t, const AttributeNames& names) {
 // What resolve prints: the exporting modules, the process context, then the threads.
 std::string Output(pid_t pid, bool json, const Resolution& resolution,
                    const ProcessContext& context, const AttributeNames& names,
-                   const std::vector<ThreadSnapshot>& threads) {
+                   const std::string& channel, const std::vector<ThreadSnapshot>& threads) {
   std::string out;
   if (json) {
     for (const ModuleResolution& m : resolution.modules) absl::StrAppend(&out, ModuleJson(m), "\n");
     absl::StrAppend(&out, "{\"process_context\":", ProcessContextJson(context), "}\n");
+    out += "{\"channel\":";
+    AppendJsonString(out, channel);
+    out += "}\n";
     for (const ThreadSnapshot& t : threads) absl::StrAppend(&out, ThreadJson(t, names), "\n");
   } else {
     absl::StrAppend(&out, "pid ", pid, ": " VTCTX_TLS_SYMBOL " resolved\n");
@@ -92,7 +98,7 @@ std::string Output(pid_t pid, bool json, const Resolution& resolution,
                             m.main_executable ? ", main executable" : "");
     }
     out += ProcessContextText(context);
-    absl::StrAppend(&out, "threads (each stopped while read):\n");
+    absl::StrAppend(&out, "threads (each stopped while read; ", channel, "):\n");
     absl::StrAppendFormat(&out, "  %-8s %-16s %-16s %-16s %s\n", "TID", "NAME", "SLOT", "RECORD",
                           "CONTEXT");
     for (const ThreadSnapshot& t : threads) absl::StrAppend(&out, ThreadText(t, names), "\n");
@@ -119,10 +125,19 @@ absl::Status RunResolve(const ResolveOptions& options) {
   // locate a different slot, which only happens with isolated namespaces such as RTLD_LOCAL
   // copies or dlmopen).
   const ModuleResolution& chosen = resolution->modules.front();
+  std::string note;
+  absl::StatusOr<IdentityRecipe> channel =
+      ChooseChannel(*target, **memory,
+                    options.channel == ChannelChoice::kAuto
+                        ? std::nullopt
+                        : std::optional(options.channel == ChannelChoice::kIdentity),
+                    &note);
+  if (!channel.ok()) return channel.status();
+  if (!note.empty()) fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
   ProcessContext context = ReadProcessContext(pid, **memory);
   AttributeNames names = NamesOf(context);
   absl::StatusOr<std::vector<ThreadSnapshot>> threads =
-      SnapshotThreads(*target, chosen.recipe, **memory);
+      SnapshotThreads(*target, chosen.recipe, channel->recipe, **memory);
   if (!threads.ok()) return threads.status();
   // A key registered while the threads were read is only in a newer context: read it again if a
   // record carries an index the first read does not name (key maps only grow, so the newer one
@@ -143,7 +158,8 @@ absl::Status RunResolve(const ResolveOptions& options) {
     fprintf(stderr, "vtctx-reader: %s\n", note.c_str());
   }
 
-  const std::string out = Output(pid, options.json, *resolution, context, names, *threads);
+  const std::string out =
+      Output(pid, options.json, *resolution, context, names, channel->description, *threads);
   fwrite(out.data(), 1, out.size(), stdout);
   return absl::OkStatus();
 }

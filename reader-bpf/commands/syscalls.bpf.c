@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Syscall entry of the target process: one ring-buffer event per entry of a selected syscall,
- * with the context the calling thread's `otel_thread_ctx_v1` points at. Runs as a BTF tracepoint
+ * with the context of the code the calling thread runs (its `otel_thread_ctx_v1`, or the
+ * identity channel's record of its mounted thread: identityRead.bpf.h). Runs as a BTF tracepoint
  * (tp_btf) or a raw tracepoint (raw_tp); neither needs tracefs. */
 // vmlinux.h must come first: it defines the kernel types everything below uses.
 // clang-format off
@@ -13,13 +14,12 @@
 #include "commands/syscalls.h"
 #include "commands/ringbufNotify.bpf.h"
 #include "commands/targetFilter.bpf.h"
-#include "commands/tlsSlot.bpf.h"
+#include "commands/identityRead.bpf.h"
 // clang-format on
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by user space before load. */
-const volatile struct vtctx_slot_recipe vtctx_recipe = {};
 const volatile __u64 syscall_mask[VTCTX_SYSCALL_MAX / 64] = {};
 /* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
 const volatile bool floor_only = false;
@@ -53,8 +53,8 @@ static __always_inline void read_args(struct pt_regs* regs, __u64 args[6], bool 
 }
 
 static __always_inline void fill(struct vtctx_syscall_event* e, struct pt_regs* regs, long nr,
-                                 __u64 id, const struct vtctx_context* ctx, bool trusted,
-                                 __u32 attrs) {
+                                 __u64 id, const struct vtctx_context* ctx,
+                                 const struct vtctx_identity_hit* hit, bool trusted, __u32 attrs) {
   e->ts_ns = bpf_ktime_get_ns();
   e->tid = (__u32)id;
   e->tgid = target_tgid;
@@ -62,11 +62,13 @@ static __always_inline void fill(struct vtctx_syscall_event* e, struct pt_regs* 
   read_args(regs, e->args, trusted);
   __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
   if (attrs) e->ctx.attrs_len = vtctx_copy_attrs((void*)(e + 1), ctx, attrs);
+  vtctx_confirm_current_context(&e->ctx, hit);
 }
 
 static __always_inline int on_sys_enter(struct pt_regs* regs, long nr, bool trusted) {
   struct vtctx_syscall_event* e;
   struct vtctx_context ctx = {};
+  struct vtctx_identity_hit hit = {};
   __u64 id = bpf_get_current_pid_tgid();
   __u32 attrs;
 
@@ -76,16 +78,16 @@ static __always_inline int on_sys_enter(struct pt_regs* regs, long nr, bool trus
   count(VTCTX_SC_MATCHED);
   if (floor_only) return 0;
 
-  vtctx_read_context(&vtctx_recipe, &ctx);
+  vtctx_read_current_context(&ctx, &hit);
   attrs = vtctx_attrs_wanted(&ctx);
   /* Two fixed reservation sizes keep the common (no attrs) event small; each is filled in its
    * own branch so the verifier checks the attrs copy against the size reserved. */
   if (attrs) {
     e = bpf_ringbuf_reserve(&events, sizeof(*e) + VTCTX_ATTRS_MAX_SIZE, 0);
-    if (e) fill(e, regs, nr, id, &ctx, trusted, attrs);
+    if (e) fill(e, regs, nr, id, &ctx, &hit, trusted, attrs);
   } else {
     e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-    if (e) fill(e, regs, nr, id, &ctx, trusted, 0);
+    if (e) fill(e, regs, nr, id, &ctx, &hit, trusted, 0);
   }
   if (!e) {
     count(VTCTX_SC_DROPPED);

@@ -228,9 +228,9 @@ absl::StatusOr<std::string> LoadInView(ViewSession& session, pid_t nspid, const 
   };
   // In /tmp as the JVM resolves it: the agent refuses a path with a symlink on the way.
   char tmp[PATH_MAX];
-  std::string report_name = absl::StrCat(
-      realpath("/tmp", tmp) != nullptr && strcmp(tmp, "/") != 0 ? tmp : "/tmp",
-      "/.vtctx-load-XXXXXX");
+  std::string report_name =
+      absl::StrCat(realpath("/tmp", tmp) != nullptr && strcmp(tmp, "/") != 0 ? tmp : "/tmp",
+                   "/.vtctx-load-XXXXXX");
   char* report_path = report_name.data();
   const int report = mkostemp(report_path, O_CLOEXEC);
   if (report < 0) {

@@ -33,6 +33,16 @@ absl::StatusOr<VmStructs> OpenVmStructs(const std::string& proc_dir,
     if (!bias) return absl::InvalidArgumentError("libjvm.so: no mapping holds its first segment");
     std::map<std::string, uint64_t> symbols;
     for (const auto& [name, value] : elf->values) symbols[name] = *bias + value;
+    // JVMCI's table, from the full symbol table when the file has one (stripped: absent).
+    const absl::string_view jvmci[] = {kJvmciStructsSymbol};
+    absl::StatusOr<ElfInternals> internals = ReadInternalsFromFile(
+        absl::StrFormat("%s/map_files/%x-%x", proc_dir, first.start, first.end), jvmci, 0);
+    if (internals.ok()) {
+      if (auto it = internals->symbols.find(std::string(kJvmciStructsSymbol));
+          it != internals->symbols.end()) {
+        symbols[it->first] = *bias + it->second.value;
+      }
+    }
     return VmStructs::Read(memory, symbols);
   }
   return absl::NotFoundError("no libjvm.so mapped");

@@ -105,6 +105,29 @@ uint64_t Word(const uint8_t* entry, uint64_t offset) {
   return v;
 }
 
+// The fields of a VMStructEntry table (columns: type name, field name, is static, offset,
+// address). A field already known keeps its first entry.
+template <typename Fields>
+absl::Status ReadFields(MemoryReader& memory, const Table& table, absl::string_view what,
+                        Fields& fields) {
+  return ForEachEntry(
+      memory, table, what, [&](const uint8_t* e, uint64_t type_name) -> absl::Status {
+        absl::StatusOr<std::string> type = ReadName(memory, type_name);
+        if (!type.ok()) return type.status();
+        const uint64_t field_name = Word(e, table.offsets[1]);
+        if (field_name == 0) return absl::OkStatus();  // a type without fields of its own
+        absl::StatusOr<std::string> field = ReadName(memory, field_name);
+        if (!field.ok()) return field.status();
+        int32_t is_static = 0;
+        std::memcpy(&is_static, e + table.offsets[2], sizeof is_static);
+        fields.emplace(
+            std::make_pair(*std::move(type), *std::move(field)),
+            typename Fields::mapped_type{
+                is_static != 0, Word(e, is_static != 0 ? table.offsets[4] : table.offsets[3])});
+        return absl::OkStatus();
+      });
+}
+
 }  // namespace
 
 std::span<const absl::string_view> VmStructsSymbolNames() { return kSymbols; }
@@ -118,24 +141,14 @@ absl::StatusOr<VmStructs> VmStructs::Read(MemoryReader& memory,
                   "gHotSpotVMStructEntryIsStaticOffset", "gHotSpotVMStructEntryOffsetOffset",
                   "gHotSpotVMStructEntryAddressOffset"});
   if (!structs.ok()) return structs.status();
-  absl::Status s =
-      ForEachEntry(memory, *structs, "gHotSpotVMStructs",
-                   [&](const uint8_t* e, uint64_t type_name) -> absl::Status {
-                     absl::StatusOr<std::string> type = ReadName(memory, type_name);
-                     if (!type.ok()) return type.status();
-                     const uint64_t field_name = Word(e, structs->offsets[1]);
-                     if (field_name == 0)
-                       return absl::OkStatus();  // a type without fields of its own
-                     absl::StatusOr<std::string> field = ReadName(memory, field_name);
-                     if (!field.ok()) return field.status();
-                     int32_t is_static = 0;
-                     std::memcpy(&is_static, e + structs->offsets[2], sizeof is_static);
-                     Field f{is_static != 0,
-                             Word(e, is_static != 0 ? structs->offsets[4] : structs->offsets[3])};
-                     out.fields_.emplace(std::make_pair(*std::move(type), *std::move(field)), f);
-                     return absl::OkStatus();
-                   });
+  absl::Status s = ReadFields(memory, *structs, "gHotSpotVMStructs", out.fields_);
   if (!s.ok()) return s;
+  // JVMCI's table has the same entries; its fields fill in what gHotSpotVMStructs lacks.
+  if (auto jvmci = symbols.find(std::string(kJvmciStructsSymbol)); jvmci != symbols.end()) {
+    Table table = *structs;
+    table.array = jvmci->second;  // the array itself, not a pointer to it
+    if (s = ReadFields(memory, table, "JVMCIVMStructs", out.fields_); !s.ok()) return s;
+  }
 
   absl::StatusOr<Table> types =
       ReadLayout(memory, symbols, "gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride",

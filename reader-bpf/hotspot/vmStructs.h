@@ -25,11 +25,17 @@ namespace vtctx::reader {
 // The names of the exported symbols that locate the tables (libjvm.so's .dynsym).
 std::span<const absl::string_view> VmStructsSymbolNames();
 
+// JVMCI's own table of the same entries (libjvm.so's .symtab only: the array itself), which names
+// some fields gHotSpotVMStructs does not (JavaThread::_jni_environment). Optional.
+inline constexpr absl::string_view kJvmciStructsSymbol =
+    "_ZN14JVMCIVMStructs21localHotSpotVMStructsE";
+
 class VmStructs {
  public:
-  // Reads the tables through `memory`; `symbols` maps each of VmStructsSymbolNames() to its
-  // run-time address (st_value plus the load bias). InvalidArgument when a symbol is missing or a
-  // table is malformed (unterminated, too large, unreadable strings).
+  // Reads the tables through `memory`; `symbols` maps each of VmStructsSymbolNames() (and, if
+  // found, kJvmciStructsSymbol) to its run-time address (st_value plus the load bias).
+  // InvalidArgument when a symbol is missing or a table is malformed (unterminated, too large,
+  // unreadable strings). A field both tables name has gHotSpotVMStructs' entry.
   static absl::StatusOr<VmStructs> Read(MemoryReader& memory,
                                         const std::map<std::string, uint64_t>& symbols);
 

@@ -194,6 +194,66 @@ absl::StatusOr<ElfDynamicSymbols> ParseSymbols(Elf* elf, std::span<const absl::s
   return out;
 }
 
+absl::StatusOr<ElfInternals> ParseInternals(Elf* elf, std::span<const absl::string_view> names,
+                                            uint32_t dtpmod_type) {
+  ElfTlsExport header;
+  if (absl::Status s = CheckHeader(elf, header); !s.ok()) return s;
+  ElfInternals out;
+  out.loads = std::move(header.loads);
+  out.tls = header.tls;
+  // Which .dynsym entries the module defines (a DTPMOD relocation against one is its own id).
+  std::vector<bool> defined;
+  size_t dynsym_ndx = 0;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
+    if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) return ElfError("symbol table data");
+    const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+    if (sh.sh_type == SHT_DYNSYM) {
+      dynsym_ndx = elf_ndxscn(scn);
+      defined.assign(count, false);
+    }
+    for (size_t i = 1; i < count; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) return ElfError("symbol");
+      if (sym.st_shndx == SHN_UNDEF) continue;
+      if (sh.sh_type == SHT_DYNSYM) {
+        defined[i] = true;
+        continue;
+      }
+      if (sym.st_name == 0 || out.symbols.size() == names.size()) continue;
+      const char* sym_name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (sym_name != nullptr && std::find(names.begin(), names.end(), sym_name) != names.end()) {
+        out.symbols.emplace(sym_name, ElfInternalSymbol{sym.st_value, sym.st_size,
+                                                        static_cast<uint8_t>(GELF_ST_TYPE(sym.st_info))});
+      }
+    }
+  }
+  scn = nullptr;
+  while (dynsym_ndx != 0 && !out.own_module_id_got && (scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
+    if (sh.sh_type != SHT_RELA || sh.sh_link != dynsym_ndx) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) return ElfError("relocation section data");
+    const size_t count = data->d_size / gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Rela rel;
+      if (gelf_getrela(data, static_cast<int>(i), &rel) == nullptr) return ElfError("rela");
+      const uint64_t sym = GELF_R_SYM(rel.r_info);
+      if (GELF_R_TYPE(rel.r_info) == dtpmod_type &&
+          (sym == 0 || (sym < defined.size() && defined[sym]))) {
+        out.own_module_id_got = rel.r_offset;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 // Opens `path` for libelf: a regular file (never a FIFO or a device a hostile process mapped).
 // Callers name a target's modules by the kernel's /proc/<pid>/map_files links, which lead to the
 // mapped inode itself whatever the target's paths say, so the last component is followed.
@@ -265,6 +325,32 @@ absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromFile(
   ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
   if (handle.get() == nullptr) return ElfError(path);
   absl::StatusOr<ElfDynamicSymbols> result = ParseSymbols(handle.get(), names);
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat(path, ": ", result.status().message()));
+  }
+  return result;
+}
+
+absl::StatusOr<ElfInternals> ReadInternalsFromMemory(std::span<const uint8_t> image,
+                                                     std::span<const absl::string_view> names,
+                                                     uint32_t dtpmod_type) {
+  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
+  if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
+  ElfHandle handle(
+      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
+  if (handle.get() == nullptr) return ElfError("elf_memory");
+  return ParseInternals(handle.get(), names, dtpmod_type);
+}
+
+absl::StatusOr<ElfInternals> ReadInternalsFromFile(const std::string& path,
+                                                   std::span<const absl::string_view> names,
+                                                   uint32_t dtpmod_type) {
+  absl::StatusOr<int> fd = OpenElfFile(path);
+  if (!fd.ok()) return fd.status();
+  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
+  if (handle.get() == nullptr) return ElfError(path);
+  absl::StatusOr<ElfInternals> result = ParseInternals(handle.get(), names, dtpmod_type);
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         absl::StrCat(path, ": ", result.status().message()));

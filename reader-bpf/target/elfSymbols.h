@@ -82,6 +82,28 @@ absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromMemory(
 absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromFile(
     const std::string& path, std::span<const absl::string_view> names);
 
+// What a module says about its own internals, for HotSpot's (hotspot/javaThreadLayout.h): symbols
+// of its full symbol table (.symtab: by name, whatever their binding; a stripped file has none)
+// and a GOT word the dynamic linker fills with the module's own TLS module id (a relocation of
+// type `dtpmod_type` against symbol 0, or against a TLS symbol the module defines).
+struct ElfInternalSymbol {
+  uint64_t value = 0;  // st_value (for STT_TLS: the offset inside the module's TLS block)
+  uint64_t size = 0;
+  uint8_t type = 0;  // STT_*
+};
+struct ElfInternals {
+  std::vector<LoadSegment> loads;
+  std::optional<TlsSegment> tls;
+  std::map<std::string, ElfInternalSymbol> symbols;  // the wanted names .symtab defines
+  std::optional<uint64_t> own_module_id_got;         // r_offset
+};
+absl::StatusOr<ElfInternals> ReadInternalsFromMemory(std::span<const uint8_t> image,
+                                                     std::span<const absl::string_view> names,
+                                                     uint32_t dtpmod_type);
+absl::StatusOr<ElfInternals> ReadInternalsFromFile(const std::string& path,
+                                                   std::span<const absl::string_view> names,
+                                                   uint32_t dtpmod_type);
+
 }  // namespace vtctx::reader
 
 #endif  // VTCTX_READER_ELF_SYMBOLS_H_

@@ -47,6 +47,10 @@ absl::string_view ContextStatusName(uint8_t status) {
       return "fault";
     case VTCTX_CTX_NO_TP:
       return "no_tp";
+    case VTCTX_CTX_NO_JAVA_THREAD:
+      return "no_java_thread";
+    case VTCTX_CTX_CHANGED:
+      return "changed";
   }
   return "unknown";
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "target/arch.h"
 #include "target/errnoStatus.h"
+#include "target/identityLookup.h"
 #include "target/tlsResolver.h"
 
 namespace vtctx::reader {
@@ -125,11 +126,15 @@ void ReadContextAt(uint64_t slot, MemoryReader& memory, ThreadSnapshot& out) {
     out.note = absl::StrCat("slot unreadable: ", record.status().message());
     return;
   }
-  out.record = *record;
-  if (out.record == 0) {
+  if (*record == 0) {
     out.status = VTCTX_CTX_NULL;
     return;
   }
+  ReadRecordAt(*record, memory, out);
+}
+
+void ReadRecordAt(uint64_t record, MemoryReader& memory, ThreadSnapshot& out) {
+  out.record = record;
   if (absl::Status s = memory.Read(out.record, &out.header, sizeof out.header); !s.ok()) {
     out.status = VTCTX_CTX_FAULT;
     out.note = absl::StrCat("record unreadable: ", s.message());
@@ -149,6 +154,7 @@ void ReadContextAt(uint64_t slot, MemoryReader& memory, ThreadSnapshot& out) {
 
 absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess& target,
                                                             const vtctx_slot_recipe& recipe,
+                                                            const vtctx_identity_recipe& identity,
                                                             MemoryReader& memory) {
   const pid_t pid = target.pid();
   absl::Status list_error;
@@ -186,7 +192,22 @@ absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess&
     } else {
       snap.thread_pointer = *tp;
       absl::StatusOr<uint64_t> slot = SlotAddress(recipe, *tp, memory);
-      if (slot.ok()) {
+      if (identity.kind != VTCTX_IDENTITY_NONE) {
+        const IdentityFollow follow = FollowIdentity(identity, *tp, memory);
+        snap.java_thread_id = follow.java_thread_id;
+        snap.status = follow.status;
+        snap.note = follow.note;
+        if (slot.ok()) snap.slot = *slot;
+        if (follow.status == VTCTX_CTX_OK) {
+          ReadRecordAt(follow.record, memory, snap);
+          if (!ConfirmIdentity(identity, follow, memory)) {
+            snap.record = 0;
+            snap.header = {};
+            snap.attrs.clear();
+            snap.status = VTCTX_CTX_CHANGED;
+          }
+        }
+      } else if (slot.ok()) {
         ReadContextAt(*slot, memory, snap);
       } else {
         snap.status = absl::IsNotFound(slot.status()) ? VTCTX_CTX_NO_SLOT : VTCTX_CTX_FAULT;

@@ -17,6 +17,7 @@
 #include "target/processMemory.h"
 #include "target/recordFormat.h"
 #include "target/targetProcess.h"
+#include "target/identitySlot.h"
 #include "target/tlsSlot.h"
 
 namespace vtctx::reader {
@@ -31,18 +32,24 @@ struct ThreadSnapshot {
   vtctx_record_header header{};
   std::vector<uint8_t> attrs;
   std::string note;  // why the slot or record could not be read, if so
+  uint64_t java_thread_id = 0;  // identity channel: the Java thread HotSpot says it runs
 
   ContextView View() const { return {status, record, header, attrs}; }
 };
 
 // Reads the context at `slot` (pointer, header, then attrs-data up to the OTEP bound) into `out`.
 void ReadContextAt(uint64_t slot, MemoryReader& memory, ThreadSnapshot& out);
+// The same from the record's address on (`record` non-zero).
+void ReadRecordAt(uint64_t record, MemoryReader& memory, ThreadSnapshot& out);
 
 // Snapshot of all threads of the held `target` (threads that exit meanwhile are left out). A
 // thread already traced by someone else (a debugger, strace, another reader) cannot be stopped:
 // it is listed unread, with a note. Fails with NotFound / PermissionDenied as the resolver does.
+// With `identity` (kind not VTCTX_IDENTITY_NONE) each thread's context is found on the identity
+// channel (identityLookup.h) instead of through `recipe`.
 absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess& target,
                                                             const vtctx_slot_recipe& recipe,
+                                                            const vtctx_identity_recipe& identity,
                                                             MemoryReader& memory);
 
 }  // namespace vtctx::reader

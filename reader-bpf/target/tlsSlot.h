@@ -44,6 +44,9 @@ enum vtctx_ctx_status {
   VTCTX_CTX_NO_SLOT = 2, /* dynamic TLS block not allocated in this thread (yet) */
   VTCTX_CTX_FAULT = 3,   /* a user memory read failed (page not present, bad pointer) */
   VTCTX_CTX_NO_TP = 4,   /* thread pointer is 0 (kernel thread / not set up) */
+  /* Identity channel (identitySlot.h) only: */
+  VTCTX_CTX_NO_JAVA_THREAD = 5, /* the OS thread is no JavaThread (libjvm's slot holds NULL) */
+  VTCTX_CTX_CHANGED = 6,        /* the index or the mounted thread changed during the read */
 };
 
 /* A context as read at an event: part of the ring-buffer events' wire format. Naturally aligned

@@ -1,6 +1,4 @@
 // The flag table (commands/readerFlags.h) drives parsing, help and docs/reader.md's flags table.
-#include "commands/readerFlags.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +7,7 @@
 #include <string>
 
 #include "commands/commandOptions.h"
+#include "commands/readerFlags.h"
 
 namespace vtctx::reader {
 namespace {

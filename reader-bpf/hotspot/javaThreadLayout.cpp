@@ -1,0 +1,241 @@
+#include "hotspot/javaThreadLayout.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <array>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "hotspot/jvmFacts.h"
+#include "hotspot/vmStructs.h"
+#include "target/arch.h"
+#include "target/elfSymbols.h"
+#include "target/processContextReader.h"
+#include "target/writerChannel.h"
+#include "vtctx/record.h"
+#include "vtctx/threadIndex.h"
+#include "vtctx/threadIndexLookup.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr absl::string_view kThreadCurrent = "_ZN6Thread12_thr_currentE";
+constexpr absl::string_view kTidOffset = "_ZN16java_lang_Thread11_tid_offsetE";
+constexpr uint64_t kMaxFieldOffset = 1 << 16;  // JavaThread is a few KiB; a Thread object smaller
+constexpr uint64_t kMaxModuleId = 1 << 16;
+
+absl::Status Refuse(absl::string_view why) {
+  return absl::UnimplementedError(
+      absl::StrCat("cannot follow the identity channel in this JVM: ", why));
+}
+
+// Collectors that move objects only at safepoints, when no Java thread runs Java code and a
+// handle's slot is updated before the old copy's memory can be reused (docs/design.md).
+constexpr std::array<absl::string_view, 4> kSafepointMovingCollectors = {
+    "UseG1GC", "UseParallelGC", "UseSerialGC", "UseEpsilonGC"};
+constexpr std::array<absl::string_view, 2> kConcurrentMovingCollectors = {"UseZGC",
+                                                                          "UseShenandoahGC"};
+
+struct LibJvm {
+  ElfInternals elf;
+  uint64_t bias = 0;
+};
+
+absl::StatusOr<LibJvm> ReadLibJvm(const std::string& proc_dir, const std::vector<Mapping>& maps) {
+  static constexpr absl::string_view kNames[] = {kThreadCurrent, kTidOffset};
+  for (const MappedFile& file : GroupMappedFiles(maps)) {
+    if (!absl::EndsWith(file.path, "/libjvm.so")) continue;
+    const Mapping& first = file.mappings.front();
+    absl::StatusOr<ElfInternals> elf = ReadInternalsFromFile(
+        absl::StrFormat("%s/map_files/%x-%x", proc_dir, first.start, first.end), kNames,
+        HostArch().relocs.dtpmod);
+    if (!elf.ok()) return elf.status();
+    const std::optional<uint64_t> bias = LoadBias(file, elf->loads);
+    if (!bias) return Refuse("no mapping holds libjvm.so's first segment");
+    return LibJvm{std::move(*elf), *bias};
+  }
+  return Refuse("no libjvm.so mapped (not a HotSpot JVM)");
+}
+
+// The JNI function table every JavaThread's JNIEnv points at, read from the JVM's own list of its
+// Java threads (ThreadsSMRSupport::_java_thread_list): the first few must agree.
+absl::StatusOr<uint64_t> JniFunctionTable(MemoryReader& memory, const VmStructs& vm,
+                                          uint64_t jni_env_offset) {
+  const std::optional<uint64_t> list_at = vm.Address("ThreadsSMRSupport", "_java_thread_list");
+  const std::optional<uint64_t> length_at = vm.Offset("ThreadsList", "_length");
+  const std::optional<uint64_t> threads_at = vm.Offset("ThreadsList", "_threads");
+  if (!list_at || !length_at || !threads_at) {
+    return absl::UnimplementedError("HotSpot's VMStructs do not describe its list of Java threads");
+  }
+  absl::StatusOr<uint64_t> list = memory.ReadU64(*list_at);
+  uint32_t length = 0;
+  absl::StatusOr<uint64_t> threads = list.ok() && *list != 0
+                                         ? memory.ReadU64(*list + *threads_at)
+                                         : absl::StatusOr<uint64_t>(absl::NotFoundError(""));
+  if (!threads.ok() || !memory.Read(*list + *length_at, &length, sizeof length).ok() ||
+      length == 0 || *threads == 0) {
+    return absl::UnimplementedError("the JVM's list of Java threads is not readable");
+  }
+  uint64_t table = 0;
+  for (uint32_t i = 0; i < std::min<uint32_t>(length, 4); ++i) {
+    absl::StatusOr<uint64_t> thread = memory.ReadU64(*threads + 8 * i);
+    absl::StatusOr<uint64_t> functions =
+        thread.ok() ? memory.ReadU64(*thread + jni_env_offset) : thread;
+    if (!functions.ok() || *functions == 0 || (table != 0 && *functions != table)) {
+      return absl::UnimplementedError("the JVM's Java threads do not share one JNI function table");
+    }
+    table = *functions;
+  }
+  return table;
+}
+
+}  // namespace
+
+absl::StatusOr<IdentityRecipe> ResolveIdentityRecipe(const std::string& proc_dir,
+                                                     const std::vector<Mapping>& maps,
+                                                     MemoryReader& memory, uint64_t index) {
+  IdentityRecipe out;
+  vtctx_identity_recipe& r = out.recipe;
+  r.index = index;
+  // The index first: without it nothing else matters.
+  const protocol::IndexHit probe = protocol::FindInIndex(
+      [&](uint64_t at, void* into, size_t n) { return memory.Read(at, into, n).ok(); }, index, 1);
+  if (probe.outcome == protocol::IndexOutcome::kMalformed) return Refuse(probe.problem);
+  if (probe.outcome == protocol::IndexOutcome::kUnreadable) {
+    return Refuse(absl::StrFormat("the thread index at 0x%x cannot be read", index));
+  }
+
+  absl::StatusOr<LibJvm> jvm = ReadLibJvm(proc_dir, maps);
+  if (!jvm.ok()) return jvm.status();
+  const auto current = jvm->elf.symbols.find(std::string(kThreadCurrent));
+  if (current == jvm->elf.symbols.end()) {
+    return Refuse("libjvm.so has no Thread::_thr_current in its symbol table (stripped?)");
+  }
+  if (current->second.type != STT_TLS || current->second.size != 8) {
+    return Refuse("libjvm.so's Thread::_thr_current is not an 8-byte TLS variable");
+  }
+  if (!jvm->elf.own_module_id_got) {
+    return Refuse("libjvm.so has no relocation that names its own TLS module");
+  }
+  absl::StatusOr<uint64_t> module_id = memory.ReadU64(jvm->bias + *jvm->elf.own_module_id_got);
+  if (!module_id.ok() || *module_id == 0 || *module_id > kMaxModuleId) {
+    return Refuse("libjvm.so's TLS module id is not readable (not relocated yet?)");
+  }
+  const ArchInfo& arch = HostArch();
+  r.thread_slot.kind = VTCTX_SLOT_DTV;
+  r.thread_slot.dtv_entry_size = arch.dtv_entry_size;
+  r.thread_slot.dtv_ptr_offset = arch.dtv_ptr_offset;
+  r.thread_slot.module_id = *module_id;
+  r.thread_slot.module_offset = current->second.value;
+
+  absl::StatusOr<VmStructs> vm = OpenVmStructs(proc_dir, maps, memory);
+  if (!vm.ok()) return Refuse(absl::StrCat("HotSpot's VMStructs: ", vm.status().message()));
+  std::vector<absl::string_view> flags(kSafepointMovingCollectors.begin(),
+                                       kSafepointMovingCollectors.end());
+  flags.insert(flags.end(), kConcurrentMovingCollectors.begin(), kConcurrentMovingCollectors.end());
+  absl::StatusOr<JvmFacts> facts = ReadJvmFacts(memory, *vm, flags);
+  const std::string release = facts.ok() && !facts->release.empty() ? facts->release : "unknown";
+
+  // What tells a JavaThread from HotSpot's other threads: its JNIEnv's function table.
+  const std::optional<uint64_t> jni_env = vm->Offset("JavaThread", "_jni_environment");
+  if (!jni_env || *jni_env == 0 || *jni_env > kMaxFieldOffset) {
+    return Refuse(
+        "HotSpot's tables (gHotSpotVMStructs, JVMCIVMStructs) do not name "
+        "JavaThread::_jni_environment");
+  }
+  absl::StatusOr<uint64_t> functions = JniFunctionTable(memory, *vm, *jni_env);
+  if (!functions.ok()) return Refuse(functions.status().message());
+  r.jni_env_offset = *jni_env;
+  r.jni_functions = *functions;
+
+  if (std::optional<uint64_t> owner = vm->Offset("JavaThread", "_monitor_owner_id")) {
+    if (*owner == 0 || *owner > kMaxFieldOffset)
+      return Refuse("JavaThread::_monitor_owner_id is out of range");
+    r.kind = VTCTX_IDENTITY_OWNER_ID;
+    r.owner_id_offset = *owner;
+    out.description =
+        absl::StrFormat("JavaThread::_monitor_owner_id at +%d (Java %s)", *owner, release);
+    return out;
+  }
+  // JDK 21-23: the Thread object's tid, read where that is safe.
+  const std::optional<uint64_t> vthread = vm->Offset("JavaThread", "_vthread");
+  if (!vthread || *vthread == 0 || *vthread > kMaxFieldOffset) {
+    return Refuse(
+        absl::StrCat("HotSpot's VMStructs name neither JavaThread::_monitor_owner_id nor "
+                     "JavaThread::_vthread (Java ",
+                     release, ")"));
+  }
+  if (!facts.ok()) return Refuse(absl::StrCat("the JVM's flags: ", facts.status().message()));
+  for (absl::string_view gc : kConcurrentMovingCollectors) {
+    if (auto it = facts->flags.find(std::string(gc)); it != facts->flags.end() && it->second) {
+      return Refuse(absl::StrCat("Java ", release,
+                                 " has no JavaThread::_monitor_owner_id (JDK 24+), "
+                                 "and its collector (",
+                                 gc.substr(3),
+                                 ") moves objects while Java "
+                                 "runs: reading the mounted Thread object is unsafe; run JDK 24+ "
+                                 "or G1/Parallel/Serial, or use channel=carrier"));
+    }
+  }
+  bool safe = false;
+  for (absl::string_view gc : kSafepointMovingCollectors) {
+    if (auto it = facts->flags.find(std::string(gc)); it != facts->flags.end() && it->second)
+      safe = true;
+  }
+  if (!safe) return Refuse("the JVM's collector is not one that moves objects only at safepoints");
+  const auto tid_symbol = jvm->elf.symbols.find(std::string(kTidOffset));
+  if (tid_symbol == jvm->elf.symbols.end()) {
+    return Refuse("libjvm.so has no java_lang_Thread::_tid_offset in its symbol table (stripped?)");
+  }
+  int32_t tid_offset = 0;
+  if (!memory.Read(jvm->bias + tid_symbol->second.value, &tid_offset, sizeof tid_offset).ok() ||
+      tid_offset <= 0 || static_cast<uint64_t>(tid_offset) > kMaxFieldOffset ||
+      tid_offset % 8 != 0) {
+    return Refuse("java_lang_Thread::_tid_offset is not readable or out of range");
+  }
+  r.kind = VTCTX_IDENTITY_VTHREAD_OOP;
+  r.vthread_offset = *vthread;
+  r.tid_offset = static_cast<uint64_t>(tid_offset);
+  out.description = absl::StrFormat(
+      "JavaThread::_vthread at +%d, Thread.tid at +%d (Java %s, objects move only at safepoints)",
+      *vthread, tid_offset, release);
+  return out;
+}
+
+absl::StatusOr<IdentityRecipe> ChooseChannel(const TargetProcess& target, MemoryReader& memory,
+                                             std::optional<bool> identity, std::string* note) {
+  note->clear();
+  absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
+  if (!maps.ok()) return maps.status();
+  const WriterChannel writer = WriterChannelOf(ReadProcessContext(*maps, memory));
+  const bool follow_identity = identity.value_or(writer.channel == "identity");
+  if (!follow_identity) {
+    IdentityRecipe carrier;
+    carrier.description = "carrier channel (" VTCTX_TLS_SYMBOL ")";
+    if (writer.channel == "identity") {
+      *note =
+          "warning: the writer runs channel=identity: on the carrier channel a virtual "
+          "thread reads as no context (--channel auto follows the writer)";
+    }
+    return carrier;
+  }
+  if (writer.index == 0) {
+    return Refuse(!writer.index_error.empty()
+                      ? writer.index_error
+                      : "its process context names no thread index (no vtctx agent, or one "
+                        "older than the identity channel)");
+  }
+  absl::StatusOr<IdentityRecipe> recipe =
+      ResolveIdentityRecipe(target.dir(), *maps, memory, writer.index);
+  if (recipe.ok()) recipe->description = "identity channel: " + recipe->description;
+  if (recipe.ok() && writer.channel == "carrier") {
+    *note =
+        "the writer runs channel=carrier; following its thread index, which holds only the "
+        "threads that published through the shim";
+  }
+  return recipe;
+}
+
+}  // namespace vtctx::reader

@@ -1,0 +1,84 @@
+#include "target/identityLookup.h"
+
+#include "absl/strings/str_cat.h"
+#include "target/tlsResolver.h"
+
+namespace vtctx::reader {
+namespace {
+
+auto Reader(MemoryReader& memory) {
+  return [&memory](uint64_t at, void* out, size_t n) { return memory.Read(at, out, n).ok(); };
+}
+
+}  // namespace
+
+IdentityFollow FollowIdentity(const vtctx_identity_recipe& recipe, uint64_t thread_pointer,
+                              MemoryReader& memory) {
+  IdentityFollow out;
+  absl::StatusOr<uint64_t> slot = SlotAddress(recipe.thread_slot, thread_pointer, memory);
+  if (!slot.ok()) {
+    out.status = absl::IsNotFound(slot.status()) ? VTCTX_CTX_NO_JAVA_THREAD : VTCTX_CTX_FAULT;
+    out.note = std::string(slot.status().message());
+    return out;
+  }
+  absl::StatusOr<uint64_t> thread = memory.ReadU64(*slot);
+  if (!thread.ok() || *thread == 0) {
+    out.status = thread.ok() ? VTCTX_CTX_NO_JAVA_THREAD : VTCTX_CTX_FAULT;
+    return out;
+  }
+  // Only a JavaThread has a JNIEnv (identitySlot.h).
+  absl::StatusOr<uint64_t> functions = memory.ReadU64(*thread + recipe.jni_env_offset);
+  if (!functions.ok() || *functions != recipe.jni_functions) {
+    out.status = VTCTX_CTX_NO_JAVA_THREAD;
+    return out;
+  }
+  absl::StatusOr<uint64_t> id = absl::InternalError("unknown identity kind");
+  if (recipe.kind == VTCTX_IDENTITY_OWNER_ID) {
+    id = memory.ReadU64(*thread + recipe.owner_id_offset);
+  } else if (recipe.kind == VTCTX_IDENTITY_VTHREAD_OOP) {
+    absl::StatusOr<uint64_t> handle = memory.ReadU64(*thread + recipe.vthread_offset);
+    absl::StatusOr<uint64_t> oop =
+        handle.ok() && *handle != 0 ? memory.ReadU64(*handle) : absl::StatusOr<uint64_t>(0);
+    if (handle.ok()) out.handle = *handle;
+    if (oop.ok()) out.oop = *oop;
+    id = oop.ok() && *oop != 0 ? memory.ReadU64(*oop + recipe.tid_offset) : oop;
+  }
+  if (!id.ok()) {
+    out.status = VTCTX_CTX_FAULT;
+    out.note = absl::StrCat("the mounted thread's id is unreadable: ", id.status().message());
+    return out;
+  }
+  out.java_thread_id = *id;
+  out.hit = protocol::FindInIndex(Reader(memory), recipe.index, *id);
+  switch (out.hit.outcome) {
+    case protocol::IndexOutcome::kFound:
+      out.status = VTCTX_CTX_OK;
+      out.record = out.hit.record;
+      break;
+    case protocol::IndexOutcome::kNotFound:
+      out.status = VTCTX_CTX_NULL;
+      break;
+    case protocol::IndexOutcome::kMalformed:
+      out.status = VTCTX_CTX_FAULT;
+      out.note = out.hit.problem;
+      break;
+    case protocol::IndexOutcome::kUnreadable:
+      out.status = VTCTX_CTX_FAULT;
+      out.note = "the thread index is unreadable";
+      break;
+  }
+  return out;
+}
+
+bool ConfirmIdentity(const vtctx_identity_recipe& recipe, const IdentityFollow& follow,
+                     MemoryReader& memory) {
+  if (follow.status != VTCTX_CTX_OK) return true;
+  if (!protocol::ConfirmIndexHit(Reader(memory), recipe.index, follow.java_thread_id, follow.hit)) {
+    return false;
+  }
+  if (recipe.kind != VTCTX_IDENTITY_VTHREAD_OOP) return true;
+  absl::StatusOr<uint64_t> oop = memory.ReadU64(follow.handle);
+  return oop.ok() && *oop == follow.oop;
+}
+
+}  // namespace vtctx::reader
