@@ -44,6 +44,11 @@ class Scenario:
         return args
 
 
+# The identity channel (agent channel=identity: no JVMTI; the reader follows HotSpot's record of
+# the mounted thread into the agent's thread index).
+IDENTITY = ["channel=identity"]
+
+
 def _paper(lifetimes, scopes, publisher="api"):
     return dict(virtual=16, markers=8, lifetimes=lifetimes, scopes=scopes, publisher=publisher,
                 transitions="paper")
@@ -135,6 +140,61 @@ SCENARIOS = [
              dict(load="pinned", busy=400, after=5), runs=4, quick_runs=1,
              quick_args=dict(busy=200), late_attach=True, program="late-attach-load",
              java21=True,
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
+                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
+             publish_start_bound_s=1.0),
+    # The same claims without JVMTI: no event repoints a carrier; every marker is read through
+    # HotSpot's own record of the thread a carrier runs (docs/design.md, "Channels").
+    Scenario("identity-paper-leaky-concurrent", 20,
+             "identity channel: paper shape, leaky, api and OpenTelemetry publishers",
+             _paper("concurrent", "leaky", "mixed"), runs=6, quick_runs=1,
+             agent_options=IDENTITY, distinct_records=True),
+    Scenario("identity-paper-clean-sequential", 21,
+             "identity channel: paper shape, sequential (carrier reuse)",
+             _paper("sequential", "clean"), runs=4, quick_runs=0, agent_options=IDENTITY),
+    Scenario("identity-stress", 22,
+             "identity channel: 1200 virtual + 16 platform threads x 90 markers, every kind of "
+             "transition (contended synchronized: JEP 491 unmounts inside the VM), 4 carriers",
+             dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent", scopes="leaky",
+                  publisher="mixed", transitions="mix", seed=11),
+             runs=2, quick_runs=1, quick_args=dict(virtual=1000, platform=8, markers=6),
+             agent_options=IDENTITY, jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"],
+             ringbuf_mb=128, require_moved=True, distinct_records=True),
+    Scenario("identity-churn", 23,
+             "identity channel: 20000 short-lived virtual then 400 platform threads in waves of "
+             "200, leaky (records come back once their views are collected, then serve others)",
+             dict(virtual=20000, platform=400, markers=2, lifetimes="waves", wave=200,
+                  scopes="leaky", publisher="mixed", transitions="mix", seed=13),
+             runs=2, quick_runs=1, quick_args=dict(virtual=2000, platform=40),
+             agent_options=IDENTITY, ringbuf_mb=64, require_reuse=True),
+    Scenario("identity-late-attach", 24,
+             "identity channel attached late: 32 parked + 1 running virtual and 4 platform "
+             "threads with a context before the attach; 64 new virtual threads after it",
+             dict(parked=32, platform=4, fresh=64, before=2, after=8),
+             runs=4, quick_runs=1, late_attach=True, agent_options=IDENTITY),
+    Scenario("identity-late-attach-saturated", 25,
+             "identity channel attached late to 2 carriers filled by CPU-bound virtual threads; "
+             "publishing must start within 1 s of the attach",
+             dict(load="spin", busy=2, after=400), runs=2, quick_runs=1,
+             quick_args=dict(after=200), late_attach=True, program="late-attach-load",
+             agent_options=IDENTITY,
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
+                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
+             publish_start_bound_s=1.0),
+    Scenario("identity-stress-java21", 26,
+             "identity channel on Java 21 (JavaThread::_vthread, G1): the stress shape",
+             dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent", scopes="leaky",
+                  publisher="mixed", transitions="mix", seed=17),
+             runs=2, quick_runs=1, quick_args=dict(virtual=1000, platform=8, markers=6),
+             java21=True, agent_options=IDENTITY,
+             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"], ringbuf_mb=128,
+             require_moved=True, distinct_records=True),
+    Scenario("identity-late-attach-pinned-java21", 27,
+             "identity channel on Java 21 attached late to 400 virtual threads pinned in "
+             "Object.wait inside synchronized on 2 carriers; publishing within 1 s",
+             dict(load="pinned", busy=400, after=5), runs=2, quick_runs=1,
+             quick_args=dict(busy=200), late_attach=True, program="late-attach-load",
+             java21=True, agent_options=IDENTITY,
              jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
                         "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
              publish_start_bound_s=1.0),
