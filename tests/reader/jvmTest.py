@@ -85,7 +85,15 @@ def main():
         threads = [o for o in objects if "tid" in o]
         check(threads, "resolve listed no JVM thread")
         with_record = [t for t in threads if t["record"]]
-        check(with_record, "no JVM thread publishes a record (agent not publishing?)")
+        if "channel=identity" in args.agent_options:
+            # No thread published yet: none has a record, each Java thread names its Java thread.
+            channel = [o["channel"] for o in objects if "channel" in o]
+            check(channel and channel[0].startswith("identity channel: "),
+                  f"resolve followed {channel}, not the identity channel")
+            check(any(t.get("java_thread_id") for t in threads),
+                  "resolve named no thread's Java thread")
+        else:
+            check(with_record, "no JVM thread publishes a record (agent not publishing?)")
         print(f"resolve ok: {objects[0]['library']} tls={objects[0]['tls']}, {len(threads)} "
               f"threads, {len(with_record)} with a record")
 
