@@ -11,10 +11,13 @@ struct ThreadApi {
   jmethodID thread_id = nullptr;
 };
 
-// Looked up once; a failed lookup is tried again by the next caller.
+// Looked up once; a failed lookup is tried again by the next caller. A JVM older than JNI 21 has
+// no virtual threads and no JNIEnv::IsVirtualThread (calling past the end of its function table
+// would jump through whatever follows it): no identity there, ever.
 const ThreadApi* Api(JNIEnv* jni) {
   static std::atomic<const ThreadApi*> api{nullptr};
   if (const ThreadApi* known = api.load(std::memory_order_acquire)) return known;
+  if (!HasJni21(jni)) return nullptr;
   jclass local = jni->FindClass("java/lang/Thread");
   auto* found = new ThreadApi();
   if (local != nullptr) {
@@ -39,6 +42,8 @@ const ThreadApi* Api(JNIEnv* jni) {
 }
 
 }  // namespace
+
+bool HasJni21(JNIEnv* jni) { return jni->GetVersion() >= JNI_VERSION_21; }
 
 std::optional<JavaThreadIdentity> CurrentJavaThreadIdentity(JNIEnv* jni) {
   const ThreadApi* api = Api(jni);

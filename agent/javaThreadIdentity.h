@@ -16,6 +16,9 @@ struct JavaThreadIdentity {
   bool is_virtual = false;
 };
 
+// True where the JVM has virtual threads (JNI 21: JDK 21 or newer).
+bool HasJni21(JNIEnv* jni);
+
 // The calling thread's identity, or nullopt (an exception, cleared). Two calls into Java and a
 // JNI query, a few hundred nanoseconds: for a thread's first publish, never per write.
 std::optional<JavaThreadIdentity> CurrentJavaThreadIdentity(JNIEnv* jni);

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "agentState.h"
+#include "javaThreadIdentity.h"
 #include "log.h"
 #include "processContextInit.h"
 #include "recordViews.h"
@@ -68,6 +69,14 @@ void* Loop(void* arg) {
       if (JNIEnv* jni = Jni(m)) {
         RefreshProcessContextResource(JniProperties(jni));
         m.refresh_properties = false;
+        // At Agent_OnLoad no JNI version can be asked: the identity channel says here, once, that
+        // it will publish nothing (CurrentJavaThreadIdentity refuses every thread).
+        if (!HasJni21(jni)) {
+          LogError(
+              "this JVM (Java %s) has no JNI 21: virtual threads need JDK 21 or newer; the "
+              "identity channel publishes nothing",
+              JavaVersion(JniProperties(jni)).c_str());
+        }
       }
     }
     // While records wait for their views to be collected, after each collection (only then can a

@@ -168,6 +168,12 @@ def errors(args):
     on_jvm(idle, stopped(r, 8, "did not start its attach listener within 1.0 s", "stopped JVM"))
     on_jvm([args.java17, os.path.join(args.sources, "IdleTarget.java")],
            lambda pid, o, e: refused(r, 7, f"pid {pid} runs Java 17", "Java 17")(pid, o, e))
+    # The identity channel at startup cannot ask the JNI version before the VM exists: it says
+    # once the VM does that it publishes nothing there.
+    on_jvm([args.java17, f"-agentpath:{args.agent}=channel=identity",
+            os.path.join(args.sources, "IdleTarget.java")],
+           lambda pid, o, e: e.wait_for(lambda l: "no JNI 21" in l and "publishes nothing" in l, 30,
+                                        "the identity channel's refusal on Java 17"))
     # -Xrs: no SIGQUIT handler, but HotSpot then runs its attach listener from startup.
     on_jvm([args.java, "-Xrs", *idle[1:]], attached(r, "-Xrs"))
     out = on_jvm([args.java, "-XX:+DisableAttachMechanism", *idle[1:]],
