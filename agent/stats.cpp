@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agentState.h"
+#include "identityIndex.h"
 #include "log.h"
 #include "ownedFile.h"
 #include "threadState.h"
@@ -55,6 +56,13 @@ std::string StatsJson() {
   add("pool_exhausted", p.exhausted);
   add("pool_resident_bytes", g_pool ? g_pool->ResidentBytes() : 0);
   add("pool_trimmed_bytes", p.trimmed_bytes);
+  const ThreadIndexStats index =
+      AgentThreadIndex() ? AgentThreadIndex()->Stats() : ThreadIndexStats{};
+  add("index_live", index.live);
+  add("index_removed", index.removed);
+  add("index_capacity", index.capacity);
+  add("index_rebuilds", index.rebuilds);
+  add("index_bytes", index.bytes);
   add("thread_states_resident_bytes", ThreadStatesResidentBytes());
   add("thread_states", t.thread_states);
   add("stateless_events", StatelessEvents());
