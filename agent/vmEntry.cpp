@@ -217,7 +217,7 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string
           ", %s channel, Java %s, %zu-byte records, bind=%s, %s%s%s%s)",
           late ? "attached" : "startup", ChannelName(agent.options.channel),
           java == "unknown" ? "version not readable yet" : java.c_str(), pool->record_size(),
-          identity ? "use" : BindName(agent.options.bind),
+          BindName(agent.options.bind),
           context.error.empty() ? context.summary.c_str() : "no process context", shims.c_str(),
           agent.options.fault != Fault::kNone ? ", TEST FAULT " : "",
           agent.options.fault != Fault::kNone ? FaultName(agent.options.fault) : "");
@@ -256,6 +256,9 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   }
   OptionsParseResult parsed = ParseOptions(options);
   agent.options = parsed.options;
+  // The identity channel binds every record at its thread's first publish, whatever bind= says:
+  // the log line, the load report and the stats all say so.
+  if (agent.options.channel == Channel::kIdentity) agent.options.bind = BindAt::kFirstUse;
   SetLogLevel(agent.options.log);
   const std::string options_text = WithoutReport(options);
   std::string error = parsed.ok() ? Activate(vm, agent, late, options_text) : parsed.error;
