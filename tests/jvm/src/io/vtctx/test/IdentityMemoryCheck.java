@@ -82,7 +82,9 @@ public final class IdentityMemoryCheck {
     long firstHalfCapacity = 0, firstHalfLive = 0, secondHalfCapacity = 0, secondHalfLive = 0;
     for (int w = 0; w < waves; w++) {
       Thread[] batch = new Thread[wave];
-      for (int i = 0; i < wave; i++) batch[i] = Thread.ofVirtual().start(IdentityMemoryCheck::publish);
+      for (int i = 0; i < wave; i++) {
+        batch[i] = Thread.ofVirtual().start(IdentityMemoryCheck::publish);
+      }
       for (Thread t : batch) t.join();
       String now = TestNatives.statsJson();
       long capacity = field(now, "index_capacity");
