@@ -57,8 +57,7 @@ CallingRecord IdentityCallingRecord(JNIEnv* jni) {
   if (!who) return {};
   // Under the mutex: the sweep may claim a record whose view was collected (recordViews.h).
   std::lock_guard<std::mutex> lock(RecordViewMutex());
-  if (auto* known = const_cast<ThreadContextRecord*>(
-          static_cast<const ThreadContextRecord*>(index->Find(who->id)))) {
+  if (auto* known = const_cast<ThreadContextRecord*>(FindThreadRecord(who->id))) {
     if (jobject view = LiveRecordView(jni, *g_pool, known)) return {known, view};
     // Its view was collected while the thread lives (it lost its ThreadLocal): that record is the
     // sweep's now (its entry is replaced below), and the thread gets a new one.

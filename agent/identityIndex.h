@@ -29,6 +29,10 @@ ThreadIndexWriter* AgentThreadIndex();
 // Enters `record` as thread `thread_id`'s. False if the index could not take it (no memory).
 bool IndexThreadRecord(RecordPool& pool, uint64_t thread_id, ThreadContextRecord* record);
 
+// The record `thread_id` was entered with, or null: the agent's own lookup (under fault=
+// identity-index the true one, not what the index shows readers).
+const ThreadContextRecord* FindThreadRecord(uint64_t thread_id);
+
 void UnindexThreadRecordSlow(uint64_t thread_id, ThreadContextRecord* record);
 
 // Removes `record`'s entry, if it has one. Call before `record` goes back to the pool. One load
