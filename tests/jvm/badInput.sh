@@ -49,6 +49,23 @@ expect "$JAVA" "stats=$work/missing/s.json" 0 "cannot use '$work/missing/s.json'
 expect "$JAVA" "stats=/dev/full" 0 "option stats: cannot use '/dev/full': a device"
 expect "$JAVA" "stats=$work/fifo" 0 "option stats: cannot use '$work/fifo': a FIFO"
 expect "$JAVA" "stats=$work/dir,onerror=abort" nonzero "a directory.*aborting \(onerror=abort\)"
+# A planted symbolic link (at the file or on the way) is refused: the JVM never writes through it.
+echo "not yours" >"$work/victim"
+ln -s "$work/victim" "$work/link"
+ln -s "$work/dir" "$work/linkdir"
+expect "$JAVA" "stats=$work/link" 0 "option stats: cannot use '$work/link': a symbolic link"
+expect "$JAVA" "stats=$work/linkdir/s.json" 0 "cannot use '$work/linkdir/s.json': a symbolic link on the way"
+[[ $(cat "$work/victim") == "not yours" ]] || { echo "FAIL: the stats file was written through a symlink"; fails=$((fails + 1)); }
+[[ ! -e "$work/dir/s.json" ]] || { echo "FAIL: the stats file was created through a symlinked directory"; fails=$((fails + 1)); }
+# report= (written before the load returns): a FIFO never blocks the JVM's start (main runs).
+# The agent stays active and says once that the report cannot be written.
+if timeout 60 "$JAVA" "-agentpath:$AGENT=report=$work/fifo" -version >"$work/out" 2>&1 &&
+  grep -q "^vtctx: cannot use report file $work/fifo: a FIFO" "$work/out"; then
+  echo "ok   [report=fifo]: $(grep '^vtctx: cannot' "$work/out")"
+else
+  echo "FAIL [report=fifo]: the JVM did not start and exit within 60 s with one line:"; cat "$work/out"
+  fails=$((fails + 1))
+fi
 
 # A JDK without virtual threads (17): refuse cleanly.
 jdk17=""
