@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Where an agent's per-virtual-thread cost goes: the churn workload (start+join of virtual
-threads with empty bodies, one carrier) under `perf record -e cpu-clock -g`, every sample put in
-one bucket by its call chain, each bucket turned into nanoseconds of CPU per virtual thread.
+threads with empty bodies, one carrier) or publish_churn (each thread also publishes one context
+through the shim) under `perf record -e cpu-clock -g`, every sample put in one bucket by its call
+chain, each bucket turned into nanoseconds of CPU per virtual thread.
 
   churnBreakdown.py --java JAVA --classes build/benchmarks/e2e-classes --out DIR
                     --agent NAME=/abs/libvtctx.so[=OPTIONS] [--agent ...]
+                    [--workload churn|publish_churn]
                     [--threads 100000] [--warmup 5] [--iterations 40]
 
-Buckets (first match, leaf first): JVMTI SetThreadLocalStorage (anything under
+Buckets (first match): the thread index (anything under the thread-id lookup through JNI,
+CurrentJavaThreadIdentity, or the index's enter and remove: what filling the index costs the
+carrier channel), the rest of the shim's natives (anything else under CallingThreadRecord: the
+record, its Java view), JVMTI SetThreadLocalStorage (anything under
 jvmti_SetThreadLocalStorage), JVMTI GetThreadLocalStorage (its entry, its body, and the
 __tls_get_addr it calls: the entry has no frame pointer, so that call appears to come straight
 from the agent), the agent's own code (samples whose leaf is in the agent library), the TLSDESC
@@ -21,25 +26,32 @@ import subprocess
 import sys
 
 RATE = 4999
-BUCKETS = ["JVMTI SetThreadLocalStorage", "JVMTI GetThreadLocalStorage", "agent's own code",
+BUCKETS = ["thread index (id lookup, enter, remove)", "other first-publish natives",
+           "JVMTI SetThreadLocalStorage", "JVMTI GetThreadLocalStorage", "agent's own code",
            "TLSDESC resolver"]
+INDEX_SYMS = ("vtctx::CurrentJavaThreadIdentity", "vtctx::IndexThreadRecord",
+              "vtctx::UnindexThreadRecordSlow", "vtctx::ThreadIndexWriter::")
 GET_SYMS = ("jvmti_GetThreadLocalStorage", "JvmtiEnv::GetThreadLocalStorage")
 
 
 def classify(frames, agent_dso):
     """frames: [(symbol, dso)] leaf first."""
-    if any(sym.startswith("jvmti_SetThreadLocalStorage") for sym, _ in frames):
+    if any(sym.startswith(INDEX_SYMS) for sym, _ in frames):
         return BUCKETS[0]
+    if any(sym.startswith("vtctx::CallingThreadRecord") for sym, _ in frames):
+        return BUCKETS[1]
+    if any(sym.startswith("jvmti_SetThreadLocalStorage") for sym, _ in frames):
+        return BUCKETS[2]
     leaf, leaf_dso = frames[0]
     if leaf.startswith(GET_SYMS):
-        return BUCKETS[1]
+        return BUCKETS[3]
     if leaf.startswith("__tls_get_addr") and len(frames) > 1 and (
             frames[1][1] == agent_dso or frames[1][0].startswith(GET_SYMS)):
-        return BUCKETS[1]
-    if leaf_dso == agent_dso:
-        return BUCKETS[2]
-    if leaf.startswith("_dl_tlsdesc_return"):
         return BUCKETS[3]
+    if leaf_dso == agent_dso:
+        return BUCKETS[4]
+    if leaf.startswith("_dl_tlsdesc_return"):
+        return BUCKETS[5]
     return None
 
 
@@ -63,6 +75,7 @@ def main():
     p.add_argument("--classes", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--agent", action="append", required=True, metavar="NAME=PATH[=OPTIONS]")
+    p.add_argument("--workload", choices=("churn", "publish_churn"), default="churn")
     p.add_argument("--threads", type=int, default=100000)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--iterations", type=int, default=40)
@@ -79,7 +92,7 @@ def main():
              args.java, flag, "-Xms512m", "-Xmx512m", "-XX:+UseParallelGC",
              "-Djdk.virtualThreadScheduler.parallelism=1",
              "-Djdk.virtualThreadScheduler.maxPoolSize=1", "-cp", args.classes,
-             "io.vtctx.bench.Transitions", "churn", str(args.threads), str(args.warmup),
+             "io.vtctx.bench.Transitions", args.workload, str(args.threads), str(args.warmup),
              str(args.iterations)], capture_output=True, text=True)
         result = next((l for l in run.stdout.splitlines() if l.startswith("result")), None)
         if run.returncode != 0 or result is None:
@@ -93,7 +106,7 @@ def main():
                 counts[bucket] += 1
         ns = {b: counts[b] / RATE / threads * 1e9 for b in BUCKETS}
         rows.append((name, cpu_ms * 1e6 / args.threads, ns, counts))
-    print(f"Churn: {args.threads:,} virtual threads x {args.warmup} + {args.iterations} "
+    print(f"{args.workload}: {args.threads:,} virtual threads x {args.warmup} + {args.iterations} "
           f"iterations, one carrier; perf cpu-clock at {RATE} Hz with call graphs.\n")
     print("| agent | CPU per thread, ns (median iteration) | " +
           " | ".join(f"{b}, ns/thread (samples)" for b in BUCKETS) + " | sum of buckets, ns |")
