@@ -9,15 +9,18 @@ chain, each bucket turned into nanoseconds of CPU per virtual thread.
                     [--workload churn|publish_churn]
                     [--threads 100000] [--warmup 5] [--iterations 40]
 
-Buckets (first match): the thread index (anything under the thread-id lookup through JNI,
-CurrentJavaThreadIdentity, or the index's enter and remove: what filling the index costs the
-carrier channel), the rest of the shim's natives (anything else under CallingThreadRecord: the
-record, its Java view), JVMTI SetThreadLocalStorage (anything under
+Buckets (first match): JVMTI SetThreadLocalStorage (anything under
 jvmti_SetThreadLocalStorage), JVMTI GetThreadLocalStorage (its entry, its body, and the
 __tls_get_addr it calls: the entry has no frame pointer, so that call appears to come straight
 from the agent), the agent's own code (samples whose leaf is in the agent library), the TLSDESC
 resolver (_dl_tlsdesc_return: the agent's thread_local accesses). Per thread = samples / rate /
-(threads x (warmup + iterations)). Needs perf (linux-perf) and permission to use it.
+(threads x (warmup + iterations)). With --workload publish_churn, before those, what a thread's
+first publish and its record's return cost: the thread id through JNI (anything under
+CurrentJavaThreadIdentity), the thread index's enter and remove, the shim-caller check (JVMTI
+GetFrameLocation in the carrier channel, StackWalker.getCallerClass without JVMTI), the record's
+Java view (a direct ByteBuffer and its weak reference), the maintenance thread's sweep of
+collected views, the rest under the natives' CallingThreadRecord, and the GC threads (by thread
+name). Needs perf (linux-perf) and permission to use it.
 """
 import argparse
 import os
@@ -26,47 +29,63 @@ import subprocess
 import sys
 
 RATE = 4999
-BUCKETS = ["thread index (id lookup, enter, remove)", "other first-publish natives",
-           "JVMTI SetThreadLocalStorage", "JVMTI GetThreadLocalStorage", "agent's own code",
+BUCKETS = ["JVMTI SetThreadLocalStorage", "JVMTI GetThreadLocalStorage", "agent's own code",
            "TLSDESC resolver"]
-INDEX_SYMS = ("vtctx::CurrentJavaThreadIdentity", "vtctx::IndexThreadRecord",
-              "vtctx::UnindexThreadRecordSlow", "vtctx::ThreadIndexWriter::")
+# publish_churn: (bucket, symbols any frame of the sample starts with), in order.
+PUBLISH_BUCKETS = [
+    ("thread id through JNI", ("vtctx::CurrentJavaThreadIdentity",)),
+    ("thread index enter, remove", ("vtctx::ThreadIndexWriter::", "vtctx::IndexThreadRecord",
+                                    "vtctx::UnindexThreadRecordSlow")),
+    ("shim-caller check", ("vtctx::CalledByShim", "vtctx::(anonymous namespace)::JvmtiCaller",
+                           "vtctx::(anonymous namespace)::StackWalkerCaller",
+                           "vtctx::(anonymous namespace)::SignatureOf", "jvmti_GetFrameLocation",
+                           "StackWalk::")),
+    ("record view", ("vtctx::RecordView", "vtctx::LiveRecordView", "jni_NewDirectByteBuffer")),
+    ("sweep of collected views", ("vtctx::SweepRecordViews",)),
+    ("other first-publish natives", ("vtctx::CallingThreadRecord", "vtctx::IdentityCallingRecord")),
+]
+GC_BUCKET = "GC threads"
 GET_SYMS = ("jvmti_GetThreadLocalStorage", "JvmtiEnv::GetThreadLocalStorage")
 
 
-def classify(frames, agent_dso):
-    """frames: [(symbol, dso)] leaf first."""
-    if any(sym.startswith(INDEX_SYMS) for sym, _ in frames):
-        return BUCKETS[0]
-    if any(sym.startswith("vtctx::CallingThreadRecord") for sym, _ in frames):
-        return BUCKETS[1]
+def classify(frames, agent_dso, thread=None, publish=False):
+    """frames: [(symbol, dso)] leaf first; thread: the sampled thread's name."""
+    if publish:
+        for bucket, syms in PUBLISH_BUCKETS:
+            if any(sym.startswith(syms) for sym, _ in frames):
+                return bucket
     if any(sym.startswith("jvmti_SetThreadLocalStorage") for sym, _ in frames):
-        return BUCKETS[2]
+        return BUCKETS[0]
     leaf, leaf_dso = frames[0]
     if leaf.startswith(GET_SYMS):
-        return BUCKETS[3]
+        return BUCKETS[1]
     if leaf.startswith("__tls_get_addr") and len(frames) > 1 and (
             frames[1][1] == agent_dso or frames[1][0].startswith(GET_SYMS)):
-        return BUCKETS[3]
+        return BUCKETS[1]
     if leaf_dso == agent_dso:
-        return BUCKETS[4]
+        return BUCKETS[2]
     if leaf.startswith("_dl_tlsdesc_return"):
-        return BUCKETS[5]
+        return BUCKETS[3]
+    if publish and thread is not None and thread.startswith("GC Thread"):
+        return GC_BUCKET
     return None
 
 
 def samples(data):
-    """Yields each sample's call chain, leaf first, as [(symbol, dso basename)]."""
-    out = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"], capture_output=True,
-                         text=True, check=True).stdout
-    chain = []
+    """Yields each sample's thread name and call chain, leaf first, as [(symbol, dso basename)]."""
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,sym,dso"],
+                         capture_output=True, text=True, check=True).stdout
+    chain, thread = [], None
     for line in out.splitlines() + [""]:
         m = re.match(r"\s*[0-9a-f]+ (.*) \((.*)\)$", line)
         if m:
             chain.append((m.group(1), os.path.basename(m.group(2))))
-        elif chain:
-            yield chain
+            continue
+        if chain:
+            yield thread, chain
             chain = []
+        if line.strip():
+            thread = line.strip()
 
 
 def main():
@@ -82,6 +101,9 @@ def main():
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     threads = args.threads * (args.warmup + args.iterations)
+    publish = args.workload == "publish_churn"
+    buckets = ([b for b, _ in PUBLISH_BUCKETS] if publish else []) + BUCKETS + (
+        [GC_BUCKET] if publish else [])
     rows = []
     for spec in args.agent:
         name, path, *options = spec.split("=", 2)
@@ -98,22 +120,22 @@ def main():
         if run.returncode != 0 or result is None:
             sys.exit(f"churnBreakdown: {name} failed: {run.stderr[-400:]}")
         cpu_ms = float(re.search(r"cpu_median_ms=([0-9.]+)", result).group(1))
-        counts = dict.fromkeys(BUCKETS, 0)
+        counts = dict.fromkeys(buckets, 0)
         agent_dso = os.path.basename(path)
-        for chain in samples(data):
-            bucket = classify(chain, agent_dso)
+        for thread, chain in samples(data):
+            bucket = classify(chain, agent_dso, thread, publish)
             if bucket:
                 counts[bucket] += 1
-        ns = {b: counts[b] / RATE / threads * 1e9 for b in BUCKETS}
+        ns = {b: counts[b] / RATE / threads * 1e9 for b in buckets}
         rows.append((name, cpu_ms * 1e6 / args.threads, ns, counts))
     print(f"{args.workload}: {args.threads:,} virtual threads x {args.warmup} + {args.iterations} "
           f"iterations, one carrier; perf cpu-clock at {RATE} Hz with call graphs.\n")
     print("| agent | CPU per thread, ns (median iteration) | " +
-          " | ".join(f"{b}, ns/thread (samples)" for b in BUCKETS) + " | sum of buckets, ns |")
-    print("|---" * (len(BUCKETS) + 3) + "|")
+          " | ".join(f"{b}, ns/thread (samples)" for b in buckets) + " | sum of buckets, ns |")
+    print("|---" * (len(buckets) + 3) + "|")
     for name, per_thread, ns, counts in rows:
         print(f"| {name} | {per_thread:,.0f} | " +
-              " | ".join(f"{ns[b]:.1f} ({counts[b]:,})" for b in BUCKETS) +
+              " | ".join(f"{ns[b]:.1f} ({counts[b]:,})" for b in buckets) +
               f" | {sum(ns.values()):.1f} |")
 
 
