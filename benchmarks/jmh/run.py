@@ -38,6 +38,10 @@ CONFIGS = {
     "empty_callbacks_tls": ("empty", "events=mount+end+thread,tls=set", False, ""),
     # vtctx binding records only to threads that publish (none do here without the shim):
     "vtctx_bind_use": ("vtctx", "log=error,bind=use", False, ""),
+    # channel=identity (no JVMTI environment): without the shim nothing publishes, so this is the
+    # agent's fixed cost; with it, each publishing thread gets a record and an index entry:
+    "identity": ("vtctx", "log=error,channel=identity", False, ""),
+    "identity_shim": ("vtctx", "log=error,channel=identity", True, ""),
 }
 DEFAULT_CONFIGS = ["none", "capability", "empty_callbacks", "vtctx", "vtctx_shim",
                    "vtctx_shim_profile", "vtctx_shim_syscalls"]

@@ -58,10 +58,10 @@ def _jmh_configs():
 
 CONFIGS = _jmh_configs()
 
-DEFAULT_CONFIGS = ["none", "empty_callbacks", "vtctx", "vtctx_shim", "vtctx_shim_profile",
-                   "vtctx_shim_syscalls"]
+DEFAULT_CONFIGS = ["none", "empty_callbacks", "vtctx", "vtctx_shim", "identity_shim",
+                   "vtctx_shim_profile", "vtctx_shim_syscalls"]
 # With one carrier the readers are left out: they sample or trace the process, not the carriers.
-ONE_CARRIER_CONFIGS = ["none", "empty_callbacks", "vtctx", "vtctx_shim"]
+ONE_CARRIER_CONFIGS = ["none", "empty_callbacks", "vtctx", "vtctx_shim", "identity_shim"]
 SERVICE_MAIN = "io.vtctx.bench.service.OrderService"
 BACKEND_MAIN = "io.vtctx.bench.service.RateBackend"
 HEAP = ["-Xms1g", "-Xmx1g"]
@@ -92,8 +92,8 @@ def parse_args():
     p.add_argument("--rate", type=int, help="fixed rate for every variant (no calibration)")
     p.add_argument("--smoke", action="store_true",
                    help="pipeline check: one round of short phases at 100/s; every configuration "
-                        "on the first JDK with the default carriers, none and vtctx_shim on the "
-                        "others with one carrier")
+                        "on the first JDK with the default carriers, none, vtctx_shim and "
+                        "identity_shim on the others with one carrier")
     args = p.parse_args()
     if args.smoke:
         args.rounds, args.warmup, args.saturation_seconds, args.fixed_seconds = 1, 2, 1.5, 2
@@ -106,7 +106,8 @@ def matrix(args, configs):
     jdks = [j.split("=", 1) for j in args.java]
     if args.smoke:
         return ([(jdks[0][0], jdks[0][1], "default", configs)] +
-                [(label, java, "1", [c for c in ("none", "vtctx_shim") if c in configs])
+                [(label, java, "1", [c for c in ("none", "vtctx_shim", "identity_shim")
+                                     if c in configs])
                  for label, java in jdks[1:]])
     numbered = [c for c in args.configs_fixed_carriers.split(",") if c in configs]
     return [(label, java, carriers, configs if carriers == "default" else numbered)
@@ -273,13 +274,25 @@ class Bench:
         service.stop()
         if CONFIGS[config][0] == "vtctx":
             agent = json.load(open(stats_path))
-            result["agent"] = {k: agent[k] for k in ("mounts", "vthread_ends",
+            result["agent"] = {k: agent[k] for k in ("mounts", "vthread_ends", "records_indexed",
                                                      "records_unavailable")}
-            result["mounts_per_request"] = agent["mounts"] / stats["answered"]
-            result["vthreads_per_request"] = agent["vthread_ends"] / stats["answered"]
-            if agent["mounts"] < stats["answered"]:
-                raise ProcessError(f"{name}: vtctx saw {agent['mounts']} mounts for "
-                                f"{stats['answered']} requests (each blocks at least once)")
+            # Threads that published through the shim (their first publish enters them in the
+            # thread index, in either channel).
+            result["publishing_threads_per_request"] = agent["records_indexed"] / stats["answered"]
+            if "channel=identity" in CONFIGS[config][1]:
+                # No JVMTI: no events to count. With the shim, threads publish (the server's
+                # connection threads, which serve many requests each).
+                shim = CONFIGS[config][2]
+                if agent["mounts"] != 0 or (agent["records_indexed"] > 0) != shim:
+                    raise ProcessError(f"{name}: channel=identity counted {agent['mounts']} "
+                                    f"mounts and {agent['records_indexed']} publishing threads "
+                                    f"for {stats['answered']} requests")
+            else:
+                result["mounts_per_request"] = agent["mounts"] / stats["answered"]
+                result["vthreads_per_request"] = agent["vthread_ends"] / stats["answered"]
+                if agent["mounts"] < stats["answered"]:
+                    raise ProcessError(f"{name}: vtctx saw {agent['mounts']} mounts for "
+                                    f"{stats['answered']} requests (each blocks at least once)")
         result["wall_s"] = time.time() - started
         result["loadavg"] = open("/proc/loadavg").read().split()[0]
         return result

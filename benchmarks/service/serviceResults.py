@@ -21,13 +21,15 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "jmh"))
 from svgBars import grouped_bars_svg  # noqa: E402
 
-CONFIG_ORDER = ["none", "empty_callbacks", "vtctx", "vtctx_shim", "vtctx_shim_profile",
-                "vtctx_shim_syscalls"]
+CONFIG_ORDER = ["none", "empty_callbacks", "vtctx", "vtctx_shim", "identity",
+                "identity_shim", "vtctx_shim_profile", "vtctx_shim_syscalls"]
 CONFIG_TEXT = {
     "none": "no agent",
     "empty_callbacks": "an agent with empty callbacks for vtctx's events (the JVM's delivery cost)",
     "vtctx": "vtctx publishing on every mount/unmount",
     "vtctx_shim": "vtctx + the shim writing every span change into the record",
+    "identity": "vtctx with `channel=identity` (no JVMTI environment), nothing publishing",
+    "identity_shim": "vtctx with `channel=identity` + the shim writing every span change",
     "vtctx_shim_profile": "vtctx + shim + `vtctx-reader profile --hz 99` attached",
     "vtctx_shim_syscalls": "vtctx + shim + `vtctx-reader syscalls --syscall write` attached",
 }
@@ -95,6 +97,10 @@ def summarize(runs):
                                 for p in ("fixed", "saturation"))
             row["mounts_per_request"] = statistics.median(mounts) if mounts else None
             row["vthreads_per_request"] = statistics.median(vthreads) if vthreads else None
+            publishing = [r["publishing_threads_per_request"] for r in mine.values()
+                          if "publishing_threads_per_request" in r]
+            row["publishing_threads_per_request"] = (statistics.median(publishing)
+                                                     if publishing else None)
             for base in BASES:
                 if CONFIG_ORDER.index(base) >= CONFIG_ORDER.index(c):
                     continue  # compared only with the configurations it adds to
@@ -144,23 +150,27 @@ def pct_range(r):
 def absolute_table(v):
     head = (["configuration"] + [METRICS[m][1] for m in METRICS] +
             ["mounts / virtual threads per request (vtctx's count)",
-             "failed requests (all rounds)"])
+             "publishing threads per request (vtctx's count)", "failed requests (all rounds)"])
     rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for c, row in v["configs"].items():
         counts = ""
         if row["mounts_per_request"] is not None:
             counts = f"{row['mounts_per_request']:.2f} / {row['vthreads_per_request']:.2f}"
+        publishing = fmt(row.get("publishing_threads_per_request"), ".2f")
+        publishing = "" if publishing == "n/a" else publishing
         rows.append("| " + " | ".join([c] + [cell(row[m], METRICS[m][2]) for m in METRICS]
-                                      + [counts, f"{row['failed']:,}"]) + " |")
+                                      + [counts, publishing, f"{row['failed']:,}"]) + " |")
     return "\n".join(rows)
 
 
 def ratio_table(v):
-    cols = [("cpu", "none"), ("cpu", "empty_callbacks"), ("cpu", "vtctx"), ("p99", "none"),
+    cols = [("cpu", "none"), ("cpu", "empty_callbacks"), ("cpu", "vtctx"), ("cpu", "vtctx_shim"),
+            ("p99", "none"),
             ("p99", "empty_callbacks"), ("p99", "vtctx"), ("max_rps", "none"),
             ("max_rps", "empty_callbacks")]
     names = {"cpu": "CPU/request", "p99": "p99", "max_rps": "max requests/s"}
-    bases = {"none": "none", "empty_callbacks": "empty cb", "vtctx": "vtctx"}
+    bases = {"none": "none", "empty_callbacks": "empty cb", "vtctx": "vtctx",
+             "vtctx_shim": "vtctx + shim"}
     head = ["configuration"] + [f"{names[m]} vs {bases[b]}" for m, b in cols]
     rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for c, row in v["configs"].items():
@@ -191,6 +201,10 @@ def shares(v):
          ("cpu", "p99", "max_rps")),
         ("vtctx in all (vtctx vs none)", "vtctx", "none", ("cpu", "p99", "max_rps")),
         ("the shim (vtctx + shim vs vtctx)", "vtctx_shim", "vtctx", ("cpu", "p99")),
+        ("channel=identity with the shim (vs none)", "identity_shim", "none",
+         ("cpu", "p99", "max_rps")),
+        ("channel=identity against channel=carrier (both with the shim)", "identity_shim",
+         "vtctx_shim", ("cpu", "p99")),
         ("the profile reader (vs vtctx + shim)", "vtctx_shim_profile", "vtctx_shim", ("cpu",)),
         ("the syscalls reader (vs vtctx + shim)", "vtctx_shim_syscalls", "vtctx_shim", ("cpu",)),
     ]

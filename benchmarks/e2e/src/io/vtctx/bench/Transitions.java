@@ -4,17 +4,24 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
  * End-to-end virtual-thread workloads for agent overhead, meant to run on ONE carrier
  * (-Djdk.virtualThreadScheduler.parallelism=1) for stable numbers.
  *
- * <p>Usage: Transitions yield|churn <ops> <warmup iterations> <measured iterations>
+ * <p>Usage: Transitions yield|churn|pingpong|publish_churn <ops> <warmup iterations> <measured
+ * iterations>
  *
  * <ul>
  *   <li>yield: one virtual thread calls Thread.yield() ops times (one unmount + mount each).
  *   <li>churn: start ops virtual threads with an empty body, then join them all.
+ *   <li>pingpong: two virtual threads hand a token to each other ops times (LockSupport park and
+ *       unpark; on one carrier every hand-off is one unmount + one mount).
+ *   <li>publish_churn: churn, but each thread publishes one context through the shim
+ *       (io.vtctx.ThreadContext, {@link PublishingChurn}) before it ends: its record, its index
+ *       entry and their return.
  * </ul>
  *
  * Prints one line: {@code result workload=... ops=... median_ms=... cpu_median_ms=...
@@ -36,6 +43,8 @@ public final class Transitions {
       switch (workload) {
         case "yield" -> yieldMany(ops);
         case "churn" -> churn(ops);
+        case "pingpong" -> pingPong(ops);
+        case "publish_churn" -> PublishingChurn.run(ops);
         default -> throw new IllegalArgumentException("unknown workload " + workload);
       }
       long t1 = System.nanoTime();
@@ -77,6 +86,33 @@ public final class Transitions {
       for (int i = 0; i < ops; i++) Thread.yield();
     });
     t.join();
+  }
+
+  /** The thread whose turn it is; each hand-off sets it to the other one and unparks it. */
+  private static volatile Thread turn;
+
+  static void pingPong(int handOffs) throws InterruptedException {
+    Thread[] players = new Thread[2];
+    for (int p = 0; p < 2; p++) {
+      int me = p;
+      players[p] =
+          Thread.ofVirtual()
+              .unstarted(
+                  () -> {
+                    Thread other = players[1 - me];
+                    // Player 0 makes hand-offs 0, 2, 4, ...; player 1 makes 1, 3, 5, ...
+                    for (int i = me; i < handOffs; i += 2) {
+                      while (turn != Thread.currentThread()) LockSupport.park();
+                      turn = other;
+                      LockSupport.unpark(other);
+                    }
+                  });
+    }
+    turn = players[0];
+    players[1].start();
+    players[0].start();
+    players[0].join();
+    players[1].join();
   }
 
   static void churn(int ops) throws InterruptedException {
