@@ -5,18 +5,9 @@ import io.vtctx.ThreadContext;
 import io.vtctx.internal.AttributeWriter;
 import io.vtctx.internal.TestNatives;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The two write paths for one attribute value (the value alternates, so every operation really
@@ -34,13 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>value: "ascii" = 18/19-byte routes; "utf8" = the same length in 2-, 3- and 4-byte characters.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class AttributeWriteBenchmark {
+public class AttributeWriteBenchmark extends ShimBenchmark {
   @Param({"ascii", "utf8"})
   public String value;
 

@@ -11,20 +11,12 @@ import io.vtctx.internal.TestNatives;
 import io.vtctx.otel.VtctxContextStorage;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * OpenTelemetry scope changes with real SDK spans, without ("plain": OpenTelemetry's default
@@ -46,13 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       each root has its own route (8 in rotation), so with attrs both changes rewrite it
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class ScopeBenchmark {
+public class ScopeBenchmark extends ShimBenchmark {
   private static final ContextKey<String> KEY = ContextKey.named("bench");
   private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
   private static final int ROTATION = 1024;

@@ -5,18 +5,9 @@ import io.vtctx.internal.RecordWriter;
 import io.vtctx.internal.TestNatives;
 import io.vtctx.test.CarrierProbe;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The candidate write paths for one publish of a changed context (the span-id alternates, so every
@@ -37,13 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>*InVirtualThread: the shipped and the JNI path looped inside one virtual thread
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class WritePathBenchmark {
+public class WritePathBenchmark extends ShimBenchmark {
   private static final long TRACE_HIGH = 0x4bf92f3577b34da6L;
   private static final long TRACE_LOW = 0xa3ce929d0e0e4736L;
   private static final long SPAN_A = 0x00f067aa0ba902b7L;
