@@ -9,6 +9,7 @@ import io.opentelemetry.context.ContextStorage;
 import io.vtctx.ThreadContext;
 import io.vtctx.internal.TestNatives;
 import io.vtctx.otel.VtctxContextStorage;
+import io.vtctx.testing.DiscardingSpanProcessor;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -69,7 +70,7 @@ public class ScopeBenchmark extends ShimBenchmark {
       if (storage.equals("attrs")) VtctxContextStorage.setRecordAttributes(List.of("http.route"));
       VtctxContextStorage.install(); // before the first context operation of this JVM
     }
-    Tracer tracer = BenchTracer.create();
+    Tracer tracer = DiscardingSpanProcessor.recordingTracer("bench");
     Span parent =
         tracer.spanBuilder("outer").setNoParent().setAttribute(ROUTE, "/users/{id}").startSpan();
     Context outer = Context.root().with(parent);
