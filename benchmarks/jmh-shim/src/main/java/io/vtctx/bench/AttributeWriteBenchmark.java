@@ -1,7 +1,6 @@
 package io.vtctx.bench;
 
 import io.vtctx.ThreadAttributes;
-import io.vtctx.ThreadContext;
 import io.vtctx.internal.AttributeWriter;
 import io.vtctx.internal.TestNatives;
 import java.nio.ByteBuffer;
@@ -37,9 +36,7 @@ public class AttributeWriteBenchmark extends ShimBenchmark {
 
   @Setup
   public void setUp() {
-    if (!ThreadContext.isAgentActive()) {
-      throw new IllegalStateException("run with -agentpath:build/agent/libvtctx.so");
-    }
+    requireAgent();
     if (value.equals("ascii")) {
       a = "/api/v1/users/{id}";
       b = "/api/v1/orders/{id}";

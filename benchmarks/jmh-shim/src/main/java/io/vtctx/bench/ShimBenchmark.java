@@ -1,5 +1,6 @@
 package io.vtctx.bench;
 
+import io.vtctx.ThreadContext;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -22,4 +23,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(3)
-public abstract class ShimBenchmark {}
+public abstract class ShimBenchmark {
+  /** For the benchmarks that measure the agent's paths: refuses to run without it. */
+  protected static void requireAgent() {
+    if (!ThreadContext.isAgentActive()) {
+      throw new IllegalStateException("run with -agentpath:build/agent/libvtctx.so");
+    }
+  }
+}

@@ -41,9 +41,7 @@ public class WritePathBenchmark extends ShimBenchmark {
 
   @Setup
   public void setUp() {
-    if (!ThreadContext.isAgentActive()) {
-      throw new IllegalStateException("run with -agentpath:build/agent/libvtctx.so");
-    }
+    requireAgent();
     view = TestNatives.currentRecordBuffer();
     address = TestNatives.currentRecord();
     CarrierProbe.publishedRecord(); // loads the probe library now, not inside a measurement
@@ -88,31 +86,28 @@ public class WritePathBenchmark extends ShimBenchmark {
   @Benchmark
   @OperationsPerInvocation(LOOP)
   public void apiSetChangedInVirtualThread() throws InterruptedException {
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              for (int i = 0; i < LOOP; i++) {
-                ThreadContext.set(TRACE_HIGH, TRACE_LOW, (i & 1) == 0 ? SPAN_A : SPAN_B, 1);
-              }
-            })
-        .join();
+    inVirtualThread(
+        () -> {
+          for (int i = 0; i < LOOP; i++) {
+            ThreadContext.set(TRACE_HIGH, TRACE_LOW, (i & 1) == 0 ? SPAN_A : SPAN_B, 1);
+          }
+        });
   }
 
   @Benchmark
   @OperationsPerInvocation(LOOP)
   public void jniLookupAndWriteInVirtualThread() throws InterruptedException {
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              for (int i = 0; i < LOOP; i++) {
-                CarrierProbe.write(
-                    TestNatives.currentRecord(),
-                    TRACE_HIGH,
-                    TRACE_LOW,
-                    (i & 1) == 0 ? SPAN_A : SPAN_B,
-                    1);
-              }
-            })
-        .join();
+    inVirtualThread(
+        () -> {
+          for (int i = 0; i < LOOP; i++) {
+            long span = (i & 1) == 0 ? SPAN_A : SPAN_B;
+            CarrierProbe.write(TestNatives.currentRecord(), TRACE_HIGH, TRACE_LOW, span, 1);
+          }
+        });
+  }
+
+  /** Runs `body` in a new virtual thread and waits for it. */
+  private static void inVirtualThread(Runnable body) throws InterruptedException {
+    Thread.ofVirtual().start(body).join();
   }
 }
