@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 
+from vtctxtest.checks import report
+
 
 def squash(text):
     return re.sub(r"[._-]", "", text).lower()
@@ -79,13 +81,8 @@ def main():
         prefix = expected_prefix(driver, part)
         if not squash(rest).startswith(prefix):
             bad.append(f"{name}: runs {driver}, so its name should start with {part}.{prefix}")
-    for line in bad:
-        print(line)
-    if bad:
-        print(f"FAIL: {len(bad)} of {len(tests)} ctest names do not name their file")
-        return 1
-    print(f"PASS: {len(tests)} ctest names name their file")
-    return 0
+    return report(bad, f"{len(bad)} of {len(tests)} ctest names do not name their file",
+                  f"{len(tests)} ctest names name their file")
 
 
 if __name__ == "__main__":

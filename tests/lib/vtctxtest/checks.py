@@ -43,3 +43,15 @@ def root_test_args(*names):
 def json_lines(text):
     """The JSON objects of a text, one a non-empty line."""
     return [json.loads(line) for line in (l.strip() for l in text.splitlines()) if line]
+
+
+def report(problems, failed, passed):
+    """A checker's verdict: each problem on a line, then `FAIL: <failed>` (returns 1), or
+    `PASS: <passed>` (returns 0) when there are none."""
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"FAIL: {failed}")
+        return 1
+    print(f"PASS: {passed}")
+    return 0
