@@ -47,10 +47,16 @@ std::string ParseLog(std::string_view key, std::string_view value, Options& o) {
   return Choose(key, value, kChoices, o.log);
 }
 
-std::string ParseStats(std::string_view key, std::string_view value, Options& o) {
+// A file the agent writes (stats=, report=): any non-empty path; ownedFile.h checks the file
+// when it is written.
+std::string ParsePath(std::string_view key, std::string_view value, std::string& path) {
   if (value.empty()) return BadValue(key, value, "a file path");
-  o.stats_path = std::string(value);
+  path = std::string(value);
   return {};
+}
+
+std::string ParseStats(std::string_view key, std::string_view value, Options& o) {
+  return ParsePath(key, value, o.stats_path);
 }
 
 std::string ParseOnError(std::string_view key, std::string_view value, Options& o) {
@@ -117,9 +123,7 @@ std::string ParseReaderResync(std::string_view key, std::string_view value, Opti
 }
 
 std::string ParseReport(std::string_view key, std::string_view value, Options& o) {
-  if (value.empty()) return BadValue(key, value, "a file path");
-  o.report_path = std::string(value);
-  return {};
+  return ParsePath(key, value, o.report_path);
 }
 
 std::string ParseChannel(std::string_view key, std::string_view value, Options& o) {

@@ -1,8 +1,9 @@
 #include "shimLink.h"
 
 #include <atomic>
-#include <cstring>
+#include <initializer_list>
 
+#include "classLookup.h"
 #include "log.h"
 #include "shimNatives.h"
 
@@ -15,14 +16,6 @@ constexpr char kAgentLinkName[] = "io.vtctx.internal.AgentLink";
 // contract with the shim).
 constexpr char kActiveField[] = "active";
 constexpr char kAttributesOffField[] = "attributesOff";
-
-bool HasSignature(jvmtiEnv* jvmti, jclass klass, const char* wanted) {
-  char* signature = nullptr;
-  if (jvmti->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE) return false;
-  const bool match = signature != nullptr && std::strcmp(signature, wanted) == 0;
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
-  return match;
-}
 
 bool Initialized(jvmtiEnv* jvmti, jclass klass) {
   jint status = 0;
@@ -61,8 +54,9 @@ ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, const char* field)
     return outcome;
   }
   for (jint i = 0; i < count; ++i) {
-    if (HasSignature(jvmti, classes[i], kAgentLinkSignature) && Initialized(jvmti, classes[i]) &&
-        HasBoundNatives(jvmti, jni, classes[i]) && SetFlag(jni, classes[i], field)) {
+    if (HasClassSignature(jvmti, classes[i], kAgentLinkSignature) &&
+        Initialized(jvmti, classes[i]) && HasBoundNatives(jvmti, jni, classes[i]) &&
+        SetFlag(jni, classes[i], field)) {
       ++outcome.shims;
     }
     jni->DeleteLocalRef(classes[i]);
@@ -77,31 +71,12 @@ ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, const char* field)
 // has not run yet: then its first probe would find the agent anyway).
 ShimLinkOutcome SetInSystemShim(JNIEnv* jni, const char* field) {
   ShimLinkOutcome outcome;
-  jclass class_class = jni->FindClass("java/lang/Class");
-  jclass loader_class = jni->FindClass("java/lang/ClassLoader");
-  jmethodID for_name =
-      class_class
-          ? jni->GetStaticMethodID(class_class, "forName",
-                                   "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
-          : nullptr;
-  jmethodID system = loader_class ? jni->GetStaticMethodID(loader_class, "getSystemClassLoader",
-                                                           "()Ljava/lang/ClassLoader;")
-                                  : nullptr;
-  jobject loader = system ? jni->CallStaticObjectMethod(loader_class, system) : nullptr;
-  jstring name = jni->NewStringUTF(kAgentLinkName);
-  jclass agent_link = nullptr;
-  if (for_name != nullptr && loader != nullptr && name != nullptr &&
-      ShimNativesBoundFor(jni, loader)) {
-    agent_link = static_cast<jclass>(
-        jni->CallStaticObjectMethod(class_class, for_name, name, JNI_TRUE, loader));
-  }
-  if (jni->ExceptionCheck()) {  // no shim there (ClassNotFoundException)
-    jni->ExceptionClear();
-    agent_link = nullptr;
-  }
+  jobject loader = SystemClassLoader(jni);
+  jclass agent_link = loader != nullptr && ShimNativesBoundFor(jni, loader)
+                          ? ClassForName(jni, kAgentLinkName, true, loader)
+                          : nullptr;
   if (agent_link != nullptr && SetFlag(jni, agent_link, field)) ++outcome.shims;
-  for (jobject ref : {static_cast<jobject>(class_class), static_cast<jobject>(loader_class), loader,
-                      static_cast<jobject>(name), static_cast<jobject>(agent_link)}) {
+  for (jobject ref : {loader, static_cast<jobject>(agent_link)}) {
     if (ref != nullptr) jni->DeleteLocalRef(ref);
   }
   return outcome;

@@ -1,10 +1,10 @@
 #include "shimNatives.h"
 
 #include <atomic>
-#include <cstring>
 #include <mutex>
 #include <vector>
 
+#include "classLookup.h"
 #include "jniNatives.h"
 #include "log.h"
 
@@ -50,55 +50,14 @@ bool Register(JNIEnv* jni, jclass klass, const char* where, std::string* error) 
   return true;
 }
 
-bool IsAgentNatives(jvmtiEnv* jvmti, jclass klass) {
-  char* signature = nullptr;
-  if (jvmti->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE) return false;
-  const bool match = signature != nullptr && std::strcmp(signature, kAgentNativesSignature) == 0;
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
-  return match;
-}
-
-jobject SystemLoader(JNIEnv* jni) {
-  jclass loader_class = jni->FindClass("java/lang/ClassLoader");
-  jmethodID system = loader_class ? jni->GetStaticMethodID(loader_class, "getSystemClassLoader",
-                                                           "()Ljava/lang/ClassLoader;")
-                                  : nullptr;
-  jobject loader = system ? jni->CallStaticObjectMethod(loader_class, system) : nullptr;
-  if (jni->ExceptionCheck()) {
-    jni->ExceptionClear();
-    loader = nullptr;
-  }
-  if (loader_class != nullptr) jni->DeleteLocalRef(loader_class);
-  return loader;
-}
-
 // The AgentNatives class `loader` resolves (loaded, not initialized), or null if it finds none.
 jclass ShimOf(JNIEnv* jni, jobject loader) {
-  jclass class_class = jni->FindClass("java/lang/Class");
-  jmethodID for_name =
-      class_class
-          ? jni->GetStaticMethodID(class_class, "forName",
-                                   "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
-          : nullptr;
-  jstring name = jni->NewStringUTF(kAgentNativesName);
-  jclass klass = nullptr;
-  if (for_name != nullptr && name != nullptr) {
-    klass = static_cast<jclass>(
-        jni->CallStaticObjectMethod(class_class, for_name, name, JNI_FALSE, loader));
-  }
-  if (jni->ExceptionCheck()) {  // ClassNotFoundException: no shim there
-    jni->ExceptionClear();
-    klass = nullptr;
-  }
-  for (jobject ref : {static_cast<jobject>(class_class), static_cast<jobject>(name)}) {
-    if (ref != nullptr) jni->DeleteLocalRef(ref);
-  }
-  return klass;
+  return ClassForName(jni, kAgentNativesName, false, loader);
 }
 
 // The system class loader's AgentNatives (loaded, not initialized), or null if it has none.
 jclass SystemShim(JNIEnv* jni) {
-  jobject loader = SystemLoader(jni);
+  jobject loader = SystemClassLoader(jni);
   jclass klass = loader != nullptr ? ShimOf(jni, loader) : nullptr;
   if (loader != nullptr) jni->DeleteLocalRef(loader);
   return klass;
@@ -125,7 +84,8 @@ ShimBinding BindShimNatives(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders) {
     jclass* classes = nullptr;
     if (jvmti->GetLoadedClasses(&count, &classes) == JVMTI_ERROR_NONE) {
       for (jint i = 0; i < count; ++i) {
-        if (IsAgentNatives(jvmti, classes[i]) && !AlreadyBound(jni, classes[i]) &&
+        if (HasClassSignature(jvmti, classes[i], kAgentNativesSignature) &&
+            !AlreadyBound(jni, classes[i]) &&
             Register(jni, classes[i], "another class loader", &outcome.error)) {
           ++outcome.bound;
         }
@@ -150,7 +110,7 @@ void BindShimNativesFor(JNIEnv* jni, jobject bootstrap, ShimLoaders loaders) {
     // The class the caller's loader resolves the name to (its own, or a parent's): served if
     // the system class loader defined it, or with shim_loaders=any.
     jobject defining = LoaderOf(jni, natives);
-    jobject system = SystemLoader(jni);
+    jobject system = SystemClassLoader(jni);
     const bool served =
         loaders == ShimLoaders::kAny || (system != nullptr && jni->IsSameObject(defining, system));
     std::string error;

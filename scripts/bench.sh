@@ -185,7 +185,7 @@ if ((is_root)) && [[ -x $loadgen ]]; then
   log "reader BPF cost"
   bpf_args=(--runs 3 --seconds 3)
   ((smoke)) && bpf_args=(--runs 1 --seconds 1 --only syscalls)
-  python3 "$root/tests/reader/bench/benchReader.py" --reader "$reader" --loadgen "$loadgen" \
+  PYTHONPATH="$root/tests/lib" python3 "$root/tests/reader/bench/benchReader.py" --reader "$reader" --loadgen "$loadgen" \
     "${bpf_args[@]}" >"$out/bpf.txt" 2>"$out/bpf.log" ||
     { tail -20 "$out/bpf.log" >&2; log "reader BPF benchmark failed"; exit 1; }
 else

@@ -227,8 +227,9 @@ absl::StatusOr<ElfInternals> ParseInternals(Elf* elf, std::span<const absl::stri
       if (sym.st_name == 0 || out.symbols.size() == names.size()) continue;
       const char* sym_name = elf_strptr(elf, sh.sh_link, sym.st_name);
       if (sym_name != nullptr && std::find(names.begin(), names.end(), sym_name) != names.end()) {
-        out.symbols.emplace(sym_name, ElfInternalSymbol{sym.st_value, sym.st_size,
-                                                        static_cast<uint8_t>(GELF_ST_TYPE(sym.st_info))});
+        out.symbols.emplace(sym_name,
+                            ElfInternalSymbol{sym.st_value, sym.st_size,
+                                              static_cast<uint8_t>(GELF_ST_TYPE(sym.st_info))});
       }
     }
   }
@@ -283,79 +284,67 @@ bool LooksLikeElf(std::span<const uint8_t> head) {
   return head.size() >= SELFMAG && std::memcmp(head.data(), ELFMAG, SELFMAG) == 0;
 }
 
-absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> image,
-                                                     absl::string_view symbol_name) {
+namespace {
+
+// `parse` on the ELF image in memory.
+template <typename ParseElf>
+auto ParseImage(std::span<const uint8_t> image, ParseElf parse) -> decltype(parse(nullptr)) {
   if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
   if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
   // elf_memory() takes a mutable pointer but ELF_C_READ never writes through it.
   ElfHandle handle(
       elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
   if (handle.get() == nullptr) return ElfError("elf_memory");
-  return Parse(handle.get(), symbol_name);
+  return parse(handle.get());
+}
+
+// `parse` on the ELF file at `path`; its errors name the file.
+template <typename ParseElf>
+auto ParseFile(const std::string& path, ParseElf parse) -> decltype(parse(nullptr)) {
+  absl::StatusOr<int> fd = OpenElfFile(path);
+  if (!fd.ok()) return fd.status();
+  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
+  if (handle.get() == nullptr) return ElfError(path);
+  auto result = parse(handle.get());
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        absl::StrCat(path, ": ", result.status().message()));
+  }
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> image,
+                                                     absl::string_view symbol_name) {
+  return ParseImage(image, [&](Elf* elf) { return Parse(elf, symbol_name); });
 }
 
 absl::StatusOr<ElfTlsExport> ReadTlsExportFromFile(const std::string& path,
                                                    absl::string_view symbol_name) {
-  absl::StatusOr<int> fd = OpenElfFile(path);
-  if (!fd.ok()) return fd.status();
-  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
-  if (handle.get() == nullptr) return ElfError(path);
-  absl::StatusOr<ElfTlsExport> result = Parse(handle.get(), symbol_name);
-  if (!result.ok()) {
-    return absl::Status(result.status().code(),
-                        absl::StrCat(path, ": ", result.status().message()));
-  }
-  return result;
+  return ParseFile(path, [&](Elf* elf) { return Parse(elf, symbol_name); });
 }
 
 absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromMemory(
     std::span<const uint8_t> image, std::span<const absl::string_view> names) {
-  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
-  if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
-  ElfHandle handle(
-      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
-  if (handle.get() == nullptr) return ElfError("elf_memory");
-  return ParseSymbols(handle.get(), names);
+  return ParseImage(image, [&](Elf* elf) { return ParseSymbols(elf, names); });
 }
 
 absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromFile(
     const std::string& path, std::span<const absl::string_view> names) {
-  absl::StatusOr<int> fd = OpenElfFile(path);
-  if (!fd.ok()) return fd.status();
-  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
-  if (handle.get() == nullptr) return ElfError(path);
-  absl::StatusOr<ElfDynamicSymbols> result = ParseSymbols(handle.get(), names);
-  if (!result.ok()) {
-    return absl::Status(result.status().code(),
-                        absl::StrCat(path, ": ", result.status().message()));
-  }
-  return result;
+  return ParseFile(path, [&](Elf* elf) { return ParseSymbols(elf, names); });
 }
 
 absl::StatusOr<ElfInternals> ReadInternalsFromMemory(std::span<const uint8_t> image,
                                                      std::span<const absl::string_view> names,
                                                      uint32_t dtpmod_type) {
-  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
-  if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
-  ElfHandle handle(
-      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
-  if (handle.get() == nullptr) return ElfError("elf_memory");
-  return ParseInternals(handle.get(), names, dtpmod_type);
+  return ParseImage(image, [&](Elf* elf) { return ParseInternals(elf, names, dtpmod_type); });
 }
 
 absl::StatusOr<ElfInternals> ReadInternalsFromFile(const std::string& path,
                                                    std::span<const absl::string_view> names,
                                                    uint32_t dtpmod_type) {
-  absl::StatusOr<int> fd = OpenElfFile(path);
-  if (!fd.ok()) return fd.status();
-  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
-  if (handle.get() == nullptr) return ElfError(path);
-  absl::StatusOr<ElfInternals> result = ParseInternals(handle.get(), names, dtpmod_type);
-  if (!result.ok()) {
-    return absl::Status(result.status().code(),
-                        absl::StrCat(path, ": ", result.status().message()));
-  }
-  return result;
+  return ParseFile(path, [&](Elf* elf) { return ParseInternals(elf, names, dtpmod_type); });
 }
 
 }  // namespace vtctx::reader

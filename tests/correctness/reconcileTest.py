@@ -2,11 +2,8 @@
 """The grading on synthetic inputs: each class on each plane, duplicate and stray writes, an
 unstable record, and the naive baseline. Proves the grader can say every verdict, and says the
 right one (the real harness runs only produce 'correct' when vtctx works)."""
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from events import CLEAR, MARKER, SET, Event, MarkerEvents  # noqa: E402
 from manifest import Manifest, Marker, Sender  # noqa: E402
 from naive import movement, naive_grades  # noqa: E402

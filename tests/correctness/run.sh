@@ -69,6 +69,7 @@ fi
 
 mode=${quick:+quick}
 work=$build/tests/correctness/work-${mode:-full}${fault:+-fault}
+export PYTHONPATH=$root/tests/lib${PYTHONPATH:+:$PYTHONPATH}
 exec /usr/bin/python3 "$here/harness.py" --java "$jdk/bin/java" --jcmd "$jdk/bin/jcmd" \
   --java21 "$java21/bin/java" --jcmd21 "$java21/bin/jcmd" \
   --agent "$agent" --reader "$reader" --classpath "$(cat "$java_out/classpath")" --work "$work" \

@@ -54,6 +54,37 @@ def _paper(lifetimes, scopes, publisher="api"):
                 transitions="paper")
 
 
+FOUR_CARRIERS = ["-Djdk.virtualThreadScheduler.parallelism=4"]
+TWO_CARRIERS = ["-Djdk.virtualThreadScheduler.parallelism=2",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=2"]
+
+
+def _stress(**java_args):
+    """The stress shape (Scenario fields): 1200 virtual + 16 platform threads alive at once, 90
+    markers each (1000 + 8 x 6 in --quick), every kind of transition, 1 in 4 through
+    OpenTelemetry, 4 carriers; some marker must run on another OS thread than its publish."""
+    return dict(java_args=dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent",
+                               scopes="leaky", publisher="mixed", transitions="mix", **java_args),
+                runs=2, quick_runs=1, quick_args=dict(virtual=1000, platform=8, markers=6),
+                jvm_flags=FOUR_CARRIERS, ringbuf_mb=128, require_moved=True)
+
+
+# Late attach to a JVM whose 2 carriers are held: "spin", 2 CPU-bound virtual threads that never
+# yield; "pinned", 400 virtual threads pinned in Object.wait inside synchronized. (java_args,
+# quick_args) of the late-attach-load program.
+_HELD_CARRIERS = {"spin": (dict(load="spin", busy=2, after=400), dict(after=200)),
+                  "pinned": (dict(load="pinned", busy=400, after=5), dict(busy=200))}
+
+
+def _late_attach_held(load, runs, **fields):
+    """Scenario fields of a late attach while the carriers are held (_HELD_CARRIERS[load]): the
+    threads publish across the attach, and publishing must start within 1 s of it."""
+    java_args, quick_args = _HELD_CARRIERS[load]
+    return dict(java_args=java_args, runs=runs, quick_runs=1, quick_args=quick_args,
+                late_attach=True, program="late-attach-load", jvm_flags=TWO_CARRIERS,
+                publish_start_bound_s=1.0, **fields)
+
+
 SCENARIOS = [
     Scenario("paper-clean-concurrent", 1,
              "16 virtual threads x 8 markers, all alive at once, every scope closed",
@@ -85,18 +116,13 @@ SCENARIOS = [
     Scenario("stress", 9,
              "1200 virtual + 16 platform threads alive at once, 90 markers each, every kind of "
              "transition, 1 in 4 through OpenTelemetry, 4 carriers",
-             dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent", scopes="leaky",
-                  publisher="mixed", transitions="mix"),
-             runs=2, quick_runs=1,
-             quick_args=dict(virtual=1000, platform=8, markers=6),
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"], ringbuf_mb=128,
-             require_moved=True, distinct_records=True),
+             **_stress(), distinct_records=True),
     Scenario("stress-bind-use", 10,
              "stress shape with bind=use: 1000 virtual + 8 platform threads x 20 markers",
              dict(virtual=1000, platform=8, markers=20, lifetimes="concurrent", scopes="clean",
                   publisher="mixed", transitions="mix", seed=3),
-             runs=1, quick_runs=0, agent_options=["bind=use"],
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"], ringbuf_mb=64,
+             runs=1, quick_runs=0, agent_options=["bind=use"], jvm_flags=FOUR_CARRIERS,
+             ringbuf_mb=64,
              require_moved=True),
     Scenario("churn", 11,
              "20000 short-lived virtual threads then 400 platform threads, 200 alive at a time, "
@@ -128,21 +154,12 @@ SCENARIOS = [
     Scenario("late-attach-saturated", 14,
              "JVM started without the agent; 2 CPU-bound virtual threads that never yield fill both "
              "carriers and publish across the attach; publishing must start within 1 s of it",
-             dict(load="spin", busy=2, after=400), runs=4, quick_runs=1,
-             quick_args=dict(after=200), late_attach=True, program="late-attach-load",
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
-                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
-             publish_start_bound_s=1.0),
+             **_late_attach_held("spin", runs=4)),
     Scenario("late-attach-pinned-java21", 15,
              "Java 21, JVM started without the agent; 400 virtual threads pinned in Object.wait "
              "inside synchronized on 2 carriers, publishing across the attach; publishing must "
              "start within 1 s of it",
-             dict(load="pinned", busy=400, after=5), runs=4, quick_runs=1,
-             quick_args=dict(busy=200), late_attach=True, program="late-attach-load",
-             java21=True,
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
-                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
-             publish_start_bound_s=1.0),
+             **_late_attach_held("pinned", runs=4, java21=True)),
     # The same claims without JVMTI: no event repoints a carrier; every marker is read through
     # HotSpot's own record of the thread a carrier runs (docs/design.md, "Channels"). Records are
     # bound at a thread's first publish (as with bind=use), after the gate: a sender that ends
@@ -158,11 +175,7 @@ SCENARIOS = [
     Scenario("identity-stress", 22,
              "identity channel: 1200 virtual + 16 platform threads x 90 markers, every kind of "
              "transition (contended synchronized: JEP 491 unmounts inside the VM), 4 carriers",
-             dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent", scopes="leaky",
-                  publisher="mixed", transitions="mix", seed=11),
-             runs=2, quick_runs=1, quick_args=dict(virtual=1000, platform=8, markers=6),
-             agent_options=IDENTITY, jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"],
-             ringbuf_mb=128, require_moved=True),
+             **_stress(seed=11), agent_options=IDENTITY),
     Scenario("identity-churn", 23,
              "identity channel: 20000 short-lived virtual then 400 platform threads in waves of "
              "200, leaky (records come back once their views are collected, then serve others)",
@@ -178,27 +191,12 @@ SCENARIOS = [
     Scenario("identity-late-attach-saturated", 25,
              "identity channel attached late to 2 carriers filled by CPU-bound virtual threads; "
              "publishing must start within 1 s of the attach",
-             dict(load="spin", busy=2, after=400), runs=2, quick_runs=1,
-             quick_args=dict(after=200), late_attach=True, program="late-attach-load",
-             agent_options=IDENTITY,
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
-                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
-             publish_start_bound_s=1.0),
+             **_late_attach_held("spin", runs=2, agent_options=IDENTITY)),
     Scenario("identity-stress-java21", 26,
              "identity channel on Java 21 (JavaThread::_vthread, G1): the stress shape",
-             dict(virtual=1200, platform=16, markers=90, lifetimes="concurrent", scopes="leaky",
-                  publisher="mixed", transitions="mix", seed=17),
-             runs=2, quick_runs=1, quick_args=dict(virtual=1000, platform=8, markers=6),
-             java21=True, agent_options=IDENTITY,
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=4"], ringbuf_mb=128,
-             require_moved=True),
+             **_stress(seed=17), java21=True, agent_options=IDENTITY),
     Scenario("identity-late-attach-pinned-java21", 27,
              "identity channel on Java 21 attached late to 400 virtual threads pinned in "
              "Object.wait inside synchronized on 2 carriers; publishing within 1 s",
-             dict(load="pinned", busy=400, after=5), runs=2, quick_runs=1,
-             quick_args=dict(busy=200), late_attach=True, program="late-attach-load",
-             java21=True, agent_options=IDENTITY,
-             jvm_flags=["-Djdk.virtualThreadScheduler.parallelism=2",
-                        "-Djdk.virtualThreadScheduler.maxPoolSize=2"],
-             publish_start_bound_s=1.0),
+             **_late_attach_held("pinned", runs=2, java21=True, agent_options=IDENTITY)),
 ]

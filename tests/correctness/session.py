@@ -14,13 +14,11 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
-                                "lib"))
-from processes import LineStream, ProcessError  # noqa: E402
+from vtctxtest import start_target, summary_fields
+from vtctxtest.processes import LineStream, ProcessError
 
 
 class HarnessError(Exception):
@@ -53,15 +51,10 @@ def _agent_options(stats_path, extra):
 
 
 def _parse_summary(lines):
-    found = [l for l in lines if l.startswith("vtctx-reader: summary:")]
-    if len(found) != 1:
-        raise HarnessError(f"expected one reader summary line, got {found}")
-    fields = {}
-    for word in found[0].split():
-        if "=" in word:
-            key, value = word.split("=", 1)
-            fields[key] = value
-    return fields
+    try:
+        return summary_fields(lines)
+    except ProcessError as e:
+        raise HarnessError(str(e)) from None
 
 
 def _check_refusal(stderr_path, first):
@@ -103,8 +96,7 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
 
     started = time.monotonic()
     jvm_err = open(os.path.join(work_dir, "jvm.stderr"), "w")
-    jvm = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=jvm_err,
-                           text=True)
+    jvm = start_target(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=jvm_err)
     jvm_out = LineStream(jvm.stdout)
     reader = None
     try:
@@ -127,10 +119,10 @@ def run_once(tools, scenario, java_args, run_no, work_dir, agent_extra, timeout)
                 raise HarnessError(f"the second copy's attach did not fail: {attach.stdout}")
 
         events_out = open(files.events, "w")
-        reader = subprocess.Popen(
+        reader = start_target(
             [tools.reader, "syscalls", "--pid", str(pid), "--syscall", "write", "--format",
              "json", "--ringbuf-mb", str(scenario.ringbuf_mb)],
-            stdout=events_out, stderr=subprocess.PIPE, text=True)
+            stdout=events_out, stderr=subprocess.PIPE)
         events_out.close()
         reader_err = LineStream(reader.stderr)
         try:

@@ -21,10 +21,8 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "scripts", "lib"))
-from privateTmp import private_tmp_argv  # noqa: E402
-from processes import Children, ProcessError  # noqa: E402
+from vtctxtest.privateTmp import private_tmp_argv
+from vtctxtest.processes import Children, ProcessError
 
 MIN_TRACES = 5
 TRACE_ID = re.compile(r"\b([0-9a-f]{32})\b")

@@ -28,8 +28,7 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from processContextProto import (  # noqa: E402
+from vtctxtest.processContextProto import (  # noqa: E402
     HEADER, KEY_MAP_KEY, MAPPING_NAMES, SCHEMA_VERSION_KEY, SIGNATURE, VERSION, compile_proto, read)
 
 UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")

@@ -13,8 +13,7 @@ import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import processContextProto  # noqa: E402
+from vtctxtest import processContextProto
 
 failures = []
 

@@ -11,11 +11,9 @@ import ctypes
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, check, json_lines, require_root, run_reader
+from vtctxtest import LineReader, check, json_lines, require_root, run_reader
 import json
 
 COMMANDS = ("resolve", "syscalls", "profile")

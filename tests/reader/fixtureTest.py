@@ -19,12 +19,9 @@
 """
 import argparse
 import os
-import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, fail, json_lines, require_root,
-                           run_reader)
+from vtctxtest import (JvmTarget, StreamingReader, attached_reader, check, json_lines,
+                       require_root, run_reader)
 import json
 
 ROUNDS = 3
@@ -35,9 +32,8 @@ class Fixture:
         cmd = [path] + (["--dlopen", dlopen] if dlopen else [])
         full_env = dict(os.environ)
         full_env.update(env)
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, env=full_env)
-        self.out = LineReader(self.proc.stdout)
+        self.target = JvmTarget(cmd, env=full_env, echo=None)
+        self.out = self.target.out
         self.states = {}  # tid -> latest thread state
         ready = self.collect_until(lambda e: e["event"] == "ready", "fixture ready")
         self.pid = ready["pid"]
@@ -52,18 +48,19 @@ class Fixture:
                 return event
 
     def command(self, text, done_event, timeout=60):
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
+        self.target.send(text)
         return self.collect_until(lambda e: e["event"] == done_event, done_event, timeout)
 
+    def profile(self, reader_path, extra, spin_ms=200):
+        """The stdout of `profile --pid P --hz 499 EXTRA` attached while the fixture's threads
+        spin for spin_ms."""
+        with attached_reader(reader_path, ["profile", "--pid", str(self.pid), "--hz", "499"] +
+                             extra) as run:
+            self.command(f"spin {spin_ms}", "spin_done")
+        return run.output
+
     def quit(self):
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.write("quit\n")
-                self.proc.stdin.flush()
-                self.proc.wait(timeout=30)
-            except (BrokenPipeError, subprocess.TimeoutExpired):
-                self.proc.kill()
+        self.target.stop()
 
 
 CONTEXT_FIELDS = ("record", "valid", "trace_id", "span_id", "trace_flags")
@@ -150,14 +147,7 @@ def check_syscalls(args, fixture, first_round, extra=()):
 
 def check_profile(args, fixture):
     states = dict(fixture.states)
-    reader = StreamingReader(args.reader, ["profile", "--pid", str(fixture.pid), "--hz", "499",
-                                           "--format", "json"])
-    try:
-        reader.wait_attached()
-        fixture.command("spin 300", "spin_done")
-        out = reader.stop()
-    finally:
-        reader.kill()
+    out = fixture.profile(args.reader, ["--format", "json"], 300)
     samples = json_lines(out)
     per_tid = {}
     for s in samples:
@@ -169,13 +159,7 @@ def check_profile(args, fixture):
             check(per_tid.get(tid), f"no sample of spinning thread {tid} (k={state['k']})")
     print(f"profile json ok: {len(samples)} samples, threads {sorted(per_tid)}")
 
-    reader = StreamingReader(args.reader, ["profile", "--pid", str(fixture.pid), "--hz", "499"])
-    try:
-        reader.wait_attached()
-        fixture.command("spin 200", "spin_done")
-        out = reader.stop()
-    finally:
-        reader.kill()
+    out = fixture.profile(args.reader, [])
     known = {s["trace_id"] for s in states.values() if s["trace_id"]}
     ranked = {}
     for line in out.splitlines()[2:]:
@@ -189,14 +173,7 @@ def check_profile(args, fixture):
     samples = [ranked[t] for t in known]
     print(f"profile table ok: {len(known)} traces ranked, samples {samples}")
 
-    reader = StreamingReader(args.reader, ["profile", "--pid", str(fixture.pid), "--hz", "499",
-                                           "--format", "folded"])
-    try:
-        reader.wait_attached()
-        fixture.command("spin 200", "spin_done")
-        out = reader.stop()
-    finally:
-        reader.kill()
+    out = fixture.profile(args.reader, ["--format", "folded"])
     traces = {s["trace_id"]: s["span_id"] for s in states.values() if s["trace_id"]}
     spin_lines = [l for l in out.splitlines() if "ctxfix_spin" in l]
     check(spin_lines, f"no folded stack names ctxfix_spin:\n{out[:2000]}")

@@ -36,9 +36,8 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, check, root_test_args, run_reader, stop_jvm
-from privateTmp import private_tmp_argv  # noqa: E402  (scripts/lib, on the path readerHarness set)
+from vtctxtest import JvmTarget, check, root_test_args, run_reader, stop_jvm
+from vtctxtest.privateTmp import private_tmp_argv
 
 NOBODY = 65534
 # Helpers that run as another user need an interpreter that user can run (not root's pyenv).
@@ -57,12 +56,8 @@ def as_user(uid):
 def start_jvm(args, *jvm_args, preexec_fn=None, argv=None, cwd=None):
     """An IdleTarget JVM; returns (process, stdout reader, stderr reader, pid it reports)."""
     command = argv or [args.java, *jvm_args, "-cp", args.classes, "IdleTarget"]
-    jvm = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn, cwd=cwd)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    err = LineReader(jvm.stderr, echo_prefix="jvm stderr: ")
-    line = out.wait_for(lambda l: '"ready"' in l, 120, "JVM ready")
-    return jvm, out, err, int(line.split('"pid":')[1].rstrip("}"))
+    jvm = JvmTarget(command, stderr=subprocess.PIPE, preexec_fn=preexec_fn, cwd=cwd)
+    return jvm, jvm.out, jvm.err, jvm.ready_pid()
 
 
 def inner_pid(wrapper):
@@ -126,13 +121,11 @@ def socket_symlink(args):
         subprocess.run([args.jcmd, str(host_pid), "VM.version"], check=True, capture_output=True,
                        timeout=60)
         check(os.path.exists(f"/tmp/.java_pid{host_pid}"), "the host JVM has no attach socket")
-        container = subprocess.Popen(
+        container = JvmTarget(
             private_tmp_argv([args.classes, os.path.dirname(os.path.abspath(args.agent))],
                              [args.java, "-cp", args.classes, "IdleTarget"]),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out = LineReader(container.stdout, echo_prefix="container: ")
-        line = out.wait_for(lambda l: '"ready"' in l, 120, "container JVM ready")
-        nspid = int(line.split('"pid":')[1].rstrip("}"))
+            stderr=subprocess.PIPE, echo="container: ", err_echo="container stderr: ")
+        nspid = container.ready_pid(what="container JVM ready")
         pid = inner_pid(container)
         # What the container's root can do: its /tmp/.java_pid<N> names the host's socket.
         os.symlink(f"/tmp/.java_pid{host_pid}", f"/proc/{pid}/root/tmp/.java_pid{nspid}")
@@ -317,14 +310,12 @@ def symlinked_tmp(args):
     hidden, agent = hidden_agent(args)
     host_dir = tempfile.mkdtemp(prefix="vtctx-hostile-host-", dir="/var/tmp")
     os.chmod(host_dir, 0o1777)
-    wrapper = subprocess.Popen(
+    wrapper = JvmTarget(
         ["unshare", "--pid", "--mount", "--fork", "--propagation", "private", "sh", "-c",
          _CHROOT, "sh", args.classes, host_dir, args.java, "-cp", "/vtctx-classes", "IdleTarget"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, echo="chroot: ", err_echo="chroot stderr: ")
     try:
-        out = LineReader(wrapper.stdout, echo_prefix="chroot: ")
-        LineReader(wrapper.stderr, echo_prefix="chroot stderr: ")
-        out.wait_for(lambda l: '"ready"' in l, 120, "chroot JVM ready")
+        wrapper.ready_pid(what="chroot JVM ready")
         pid = inner_pid(wrapper)
         check(os.path.islink(f"/proc/{pid}/root/tmp"), "the chroot's /tmp is not a symlink")
         rc, text = attach(args, pid, "--agent", agent, "--timeout", "5")

@@ -20,12 +20,10 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, check, root_test_args, run_reader, stop_jvm
-from privateTmp import private_tmp_argv  # noqa: E402  (scripts/lib, on the path readerHarness set)
+from vtctxtest import JvmTarget, check, root_test_args, run_reader, stop_jvm
+from vtctxtest.privateTmp import private_tmp_argv
 
 NOBODY = 65534
 
@@ -33,12 +31,8 @@ NOBODY = 65534
 def start_jvm(command, **kwargs):
     """Starts an IdleTarget-like JVM; returns (process, its stdout/stderr readers, its pid as it
     prints it)."""
-    jvm = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, **kwargs)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    err = LineReader(jvm.stderr, echo_prefix="jvm stderr: ")
-    line = out.wait_for(lambda l: '"ready"' in l, 120, "JVM ready")
-    return jvm, out, err, int(line.split('"pid":')[1].rstrip("}"))
+    jvm = JvmTarget(command, stderr=subprocess.PIPE, **kwargs)
+    return jvm, jvm.out, jvm.err, jvm.ready_pid()
 
 
 def expect(args, reader, code, needle, what):

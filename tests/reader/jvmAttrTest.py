@@ -10,15 +10,12 @@ must print the process context the agent published.
   jvmAttrTest.py --reader R --java J --agent libvtctx.so --classes DIR [--threads N]
                  [--iterations I] [--late-keys L] [--wrong-expectation]
 """
-import json
 import os
 import re
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,
-                           required_args_parser, run_markers, run_reader, stop_jvm)
+from vtctxtest import (JvmTarget, check, json_lines, markers_under_syscalls, require_root,
+                       required_args_parser, run_reader)
 from jvmTest import context_matches, match_markers
 
 SERVICE = "vtctx-attr-test"
@@ -72,14 +69,10 @@ def main():
 
     options = f"service_name={SERVICE},attribute_keys=http.route|user.id,record_size=256"
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    jvm = subprocess.Popen(
-        [args.java, f"-agentpath:{args.agent}={options}", "-cp", args.classes, "VtAttrs",
-         str(args.threads), str(args.iterations), str(args.late_keys)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    reader = None
-    try:
-        ready = json.loads(out.wait_for(lambda l: l.startswith("{"), 120, "JVM ready"))
+    with JvmTarget([args.java, f"-agentpath:{args.agent}={options}", "-cp", args.classes,
+                    "VtAttrs", str(args.threads), str(args.iterations), str(args.late_keys)],
+                   env=env) as jvm:
+        ready = jvm.wait_json()
         pid, base = ready["pid"], ready["base"]
         check(ready["record_size"] == 256, f"record_size {ready['record_size']}")
         check_context(resolve_context(args.reader, pid), ["http.route", "user.id"])
@@ -91,20 +84,13 @@ def main():
             check(needle in text, f"resolve text lacks {needle!r}:\n{text}")
         print("resolve ok: the process context the agent published at load")
 
-        reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write",
-                                               "--format", "json"])
-        reader.wait_attached()
-        done, events, summary = run_markers(jvm, out, reader)
+        done, events, summary = markers_under_syscalls(args.reader, jvm, pid)
         keys = done["keys"]
         key_map = sorted(keys, key=keys.get)
         check([keys[k] for k in key_map] == list(range(len(keys))),
               f"indexes the JVM got are not 0..{len(keys) - 1}: {keys}")
         check_context(resolve_context(args.reader, pid), key_map)
         print(f"resolve ok after the run: key map {key_map}")
-    finally:
-        if reader:
-            reader.kill()
-        stop_jvm(jvm)
 
     total = done["markers"]
     check(total == args.threads * args.iterations, f"JVM reports {total} markers")

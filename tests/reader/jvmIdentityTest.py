@@ -15,18 +15,12 @@ jvmTest.py's, run with channel=identity by reader.jvm_vthreads_identity*):
   jvmIdentityTest.py --reader R --java J --java21 J21 --agent libvtctx.so --classes DIR
                      --fake-writer libctxfix_agent.so
 """
-import json
-import os
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "jvm", "identity"))
-from jvmTest import match_markers  # noqa: E402
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,  # noqa: E402
-                           required_args_parser, run_markers, run_reader, stop_jvm)
-from vtmsNotifyByte import notify_byte  # noqa: E402
+from jvmTest import match_markers
+from vtctxtest import (JvmTarget, StreamingReader, check, json_lines, require_root,
+                       required_args_parser, run_markers, run_reader)
+from vtctxtest.vtmsNotifyByte import notify_byte
 
 THREADS, ITERATIONS = 400, 5
 
@@ -36,10 +30,9 @@ def start_markers(java, classes, agent_flag=None, jvm_flags=(), late=False):
     if agent_flag:
         cmd.append(agent_flag)
     cmd += ["-cp", classes, "VtMarkers", str(THREADS), str(ITERATIONS)] + (["late"] if late else [])
-    jvm = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    ready = json.loads(out.wait_for(lambda l: l.startswith("{"), 120, "JVM ready"))
-    return jvm, out, ready["pid"], ready["base"]
+    jvm = JvmTarget(cmd)
+    ready = jvm.wait_json()
+    return jvm, ready["pid"], ready["base"]
 
 
 def check_markers(done, events, summary, base, what):
@@ -52,7 +45,7 @@ def check_markers(done, events, summary, base, what):
 
 
 def late_attach(args):
-    jvm, out, pid, base = start_markers(args.java, args.classes, late=True)
+    jvm, pid, base = start_markers(args.java, args.classes, late=True)
     reader = None
     try:
         check(notify_byte(pid) == 0, "late_attach: notification byte 0 before the attach")
@@ -62,30 +55,24 @@ def late_attach(args):
         reader.wait_attached(120)
         check(any("identity channel: JavaThread::_monitor_owner_id" in l for l in reader.stderr.all),
               f"late_attach: the reader names the identity channel: {reader.stderr.all}")
-        done, events, summary = run_markers(jvm, out, reader)
+        done, events, summary = run_markers(jvm, reader)
         check_markers(done, events, summary, base, "late_attach")
         check(notify_byte(pid) == 0, "late_attach: notification byte still 0 after the attach")
     finally:
         if reader:
             reader.kill()
-        stop_jvm(jvm)
+        jvm.stop()
     print("late_attach: ok")
 
 
 def verify(args, agent_options, want_code):
     # 16 virtual threads with a context each, burning CPU and hopping carriers for 8 s.
-    jvm = subprocess.Popen([args.java, f"-agentpath:{args.agent}={agent_options}", "-cp",
-                            args.classes, "VtSpin", "16", "8000"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    pid = json.loads(out.wait_for(lambda l: l.startswith("{"), 120, "JVM ready"))["pid"]
-    try:
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
+    with JvmTarget([args.java, f"-agentpath:{args.agent}={agent_options}", "-cp", args.classes,
+                    "VtSpin", "16", "8000"]) as jvm:
+        pid = jvm.wait_json()["pid"]
+        jvm.send("go")
         code, text, err = run_reader(args.reader, ["verify", "--pid", str(pid), "-d", "4",
                                                    "--hz", "499"], timeout=120)
-    finally:
-        stop_jvm(jvm)
     print(text)
     check(code == want_code, f"verify with {agent_options}: exit {code}, want {want_code}: {err}")
     samples = int(text.split(" samples")[0].split()[-1]) if " samples" in text else 0
@@ -101,38 +88,32 @@ def verify(args, agent_options, want_code):
 
 def refusals(args):
     # Java 21 under ZGC: refused (its Thread objects move while Java runs).
-    jvm, _, pid, _ = start_markers(args.java21, args.classes,
-                                   f"-agentpath:{args.agent}=channel=identity", ["-XX:+UseZGC"])
-    try:
+    jvm, pid, _ = start_markers(args.java21, args.classes,
+                                f"-agentpath:{args.agent}=channel=identity", ["-XX:+UseZGC"])
+    with jvm:
         code, _, err = run_reader(args.reader, ["syscalls", "--pid", str(pid), "--syscall",
                                                 "write", "-d", "1"])
-    finally:
-        stop_jvm(jvm)
     last = err.strip().splitlines()[-1] if err.strip() else ""
     check(code == 7 and "collector (ZGC)" in last, f"Java 21 ZGC: exit {code}: {err}")
     # JDK 25 under ZGC: _monitor_owner_id needs no object: followed.
-    jvm, _, pid, _ = start_markers(args.java, args.classes,
-                                   f"-agentpath:{args.agent}=channel=identity", ["-XX:+UseZGC"])
-    try:
+    jvm, pid, _ = start_markers(args.java, args.classes,
+                                f"-agentpath:{args.agent}=channel=identity", ["-XX:+UseZGC"])
+    with jvm:
         code, text, err = run_reader(args.reader, ["resolve", "--pid", str(pid), "--format",
                                                    "json"])
-    finally:
-        stop_jvm(jvm)
     threads = [o for o in json_lines(text) if "tid" in o] if code == 0 else []
     check(code == 0 and any(t.get("java_thread_id") for t in threads),
           f"JDK ZGC: resolve exit {code}, threads naming their Java thread: {err}")
     # A writer that is not vtctx names no thread index.
-    jvm = subprocess.Popen([args.java, f"-agentpath:{args.fake_writer}", "-cp", args.classes,
-                            "IdleTarget"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
+    jvm = JvmTarget([args.java, f"-agentpath:{args.fake_writer}", "-cp", args.classes,
+                     "IdleTarget"], stderr=subprocess.DEVNULL)
     try:
-        out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-        out.wait_for(lambda l: l.startswith("READY") or l.startswith("{"), 60, "IdleTarget")
+        jvm.out.wait_for(lambda l: l.startswith("READY") or l.startswith("{"), 60, "IdleTarget")
         code, _, err = run_reader(args.reader, ["resolve", "--pid", str(jvm.pid), "--channel",
                                                 "identity"])
     finally:
-        jvm.kill()
-        jvm.wait()
+        jvm.proc.kill()
+        jvm.proc.wait()
     check(code == 7 and "thread index" in err and len(err.strip().splitlines()) <= 3,
           f"foreign writer: exit {code}: {err}")
     print("refusals: ok")

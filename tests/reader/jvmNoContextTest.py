@@ -6,15 +6,10 @@ fault pages in, so the agent must hand out records on present pages.
 
   jvmNoContextTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
 """
-import json
-import os
 import subprocess
-import sys
 from collections import Counter
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,
-                           required_args_parser, stop_jvm)
+from vtctxtest import JvmTarget, check, markers_under_syscalls, require_root, required_args_parser
 
 
 def main():
@@ -24,34 +19,20 @@ def main():
     args = parser.parse_args()
     require_root()
 
-    jvm = subprocess.Popen(
-        [args.java, "-XX:+EnableDynamicAgentLoading", "-cp", args.classes, "VtNoContext",
-         str(args.threads), str(args.iterations)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    err = LineReader(jvm.stderr, echo_prefix="jvm: ")
-    reader = None
-    try:
-        ready = json.loads(out.wait_for(lambda l: '"ready"' in l, 120, "JVM ready"))
+    jvm = JvmTarget([args.java, "-XX:+EnableDynamicAgentLoading", "-cp", args.classes,
+                     "VtNoContext", str(args.threads), str(args.iterations)],
+                    stderr=subprocess.PIPE, err_echo="jvm: ")
+    with jvm:
+        ready = jvm.wait_json(lambda l: '"ready"' in l)
         pid, base = ready["pid"], ready["base"]
         # jcmd splits its arguments at '=' unless the options are one quoted argument.
         attach = subprocess.run([args.jcmd, str(pid), "JVMTI.agent_load", args.agent,
                                  '"log=info"'], capture_output=True, text=True, timeout=120)
         check(attach.returncode == 0 and "return code: 0" in attach.stdout,
               f"late attach failed: {attach.stdout} {attach.stderr}")
-        err.wait_for(lambda l: l.startswith("vtctx: active"), 60, "the agent's 'vtctx: active'")
-        reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write",
-                                               "--format", "json"])
-        reader.wait_attached()
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
-        done = json.loads(out.wait_for(lambda l: '"done"' in l, 300, "JVM done"))
-        events = json_lines(reader.stop())
-        summary = reader.summary()
-    finally:
-        if reader:
-            reader.kill()
-        stop_jvm(jvm)
+        jvm.err.wait_for(lambda l: l.startswith("vtctx: active"), 60,
+                         "the agent's 'vtctx: active'")
+        done, events, summary = markers_under_syscalls(args.reader, jvm, pid)
 
     total = done["markers"]
     seen = {}

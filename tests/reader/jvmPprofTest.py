@@ -27,14 +27,12 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, fail, root_test_args, stop_jvm
+from vtctxtest import LineReader, StreamingReader, check, fail, root_test_args, stop_jvm
 
 HZ = 199
 TRACE = re.compile(r"^7370696e([0-9a-f]{8})0{16}$")

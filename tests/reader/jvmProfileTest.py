@@ -16,9 +16,8 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, require_root, required_args_parser,
-                           stop_jvm)
+from vtctxtest import (LineReader, StreamingReader, check, require_root, required_args_parser,
+                       stop_jvm)
 
 TRACE = re.compile(r"^trace_7370696e([0-9a-f]{8})0{16};span_([0-9a-f]{16})$")
 

@@ -14,13 +14,10 @@ not from the rest of the agent).
                    [--agent-options O] [--expect-none]
 """
 import json
-import os
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, require_root, required_args_parser,
-                           stop_jvm)
+from vtctxtest import (LineReader, StreamingReader, check, require_root, required_args_parser,
+                       stop_jvm)
 
 BURST_FRAME = "SpinInLibrary"
 # Bursts start every 4 s and last 100 ms of CPU (at most 1 s of wall time): any 6 s window

@@ -5,14 +5,10 @@ published for it. Zero misattributions, zero missing markers, zero drops.
 
   jvmTest.py --reader R --java J --agent libvtctx.so --classes DIR [--threads N] [--iterations I]
 """
-import json
-import os
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import (LineReader, StreamingReader, check, json_lines, require_root,
-                           required_args_parser, run_markers, run_reader, stop_jvm)
+from vtctxtest import (JvmTarget, check, json_lines, markers_under_syscalls, require_root,
+                       required_args_parser, run_reader)
 
 
 def expected_context(marker, iterations):
@@ -64,14 +60,11 @@ def main():
     args = parser.parse_args()
     require_root()
 
-    jvm = subprocess.Popen(
-        [args.java, f"-agentpath:{args.agent}" + (f"={args.agent_options}" if args.agent_options else ""), "-cp", args.classes, "VtMarkers",
-         str(args.threads), str(args.iterations)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    reader = None
-    try:
-        ready = json.loads(out.wait_for(lambda l: l.startswith("{"), 120, "JVM ready"))
+    agent = f"-agentpath:{args.agent}" + (f"={args.agent_options}" if args.agent_options else "")
+    jvm = JvmTarget([args.java, agent, "-cp", args.classes, "VtMarkers", str(args.threads),
+                     str(args.iterations)])
+    with jvm:
+        ready = jvm.wait_json()
         pid, base = ready["pid"], ready["base"]
 
         code, text, err = run_reader(args.reader, ["resolve", "--pid", str(pid), "--format",
@@ -97,14 +90,7 @@ def main():
         print(f"resolve ok: {objects[0]['library']} tls={objects[0]['tls']}, {len(threads)} "
               f"threads, {len(with_record)} with a record")
 
-        reader = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write",
-                                               "--format", "json"])
-        reader.wait_attached()
-        done, events, summary = run_markers(jvm, out, reader)
-    finally:
-        if reader:
-            reader.kill()
-        stop_jvm(jvm)
+        done, events, summary = markers_under_syscalls(args.reader, jvm, pid)
 
     total = done["markers"]
     check(total == args.threads * args.iterations, f"JVM reports {total} markers")

@@ -9,30 +9,23 @@ seconds with the not-exported error (exit 5).
 
   jvmWaitTest.py --reader R --java J --jcmd JCMD --agent libvtctx.so --classes DIR
 """
-import json
-import os
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jvmTest import match_markers
-from readerHarness import (LineReader, StreamingReader, check, json_lines, root_test_args,
-                           run_markers, run_reader, stop_jvm)
+from vtctxtest import (JvmTarget, LineReader, StreamingReader, check, json_lines, root_test_args,
+                       run_markers, run_reader)
 
 WAITING = "vtctx-reader: waiting for the agent"
 THREADS, ITERATIONS = 200, 5
 
 
 def late_attach(args):
-    jvm = subprocess.Popen(
-        [args.java, "-XX:+EnableDynamicAgentLoading", "-cp", args.classes, "VtMarkers",
-         str(THREADS), str(ITERATIONS), "late"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
+    jvm = JvmTarget([args.java, "-XX:+EnableDynamicAgentLoading", "-cp", args.classes, "VtMarkers",
+                     str(THREADS), str(ITERATIONS), "late"])
     resolve = streaming = None
     try:
-        ready = json.loads(out.wait_for(lambda l: l.startswith("{"), 120, "JVM ready"))
+        ready = jvm.wait_json()
         pid, base = ready["pid"], ready["base"]
         resolve = subprocess.Popen(
             [args.reader, "resolve", "--pid", str(pid), "--wait=120", "--format", "json"],
@@ -58,12 +51,12 @@ def late_attach(args):
         print(f"ok: resolve --wait resolved {objects[0]['library']} after the attach")
 
         streaming.wait_attached()
-        done, events, summary = run_markers(jvm, out, streaming)
+        done, events, summary = run_markers(jvm, streaming)
     finally:
         for proc in (resolve, streaming and streaming.proc):
             if proc is not None and proc.poll() is None:
                 proc.kill()
-        stop_jvm(jvm)
+        jvm.stop()
     total = done["markers"]
     seen, wrong, _ = match_markers(events, base, total, ITERATIONS)
     check(summary.get("dropped") == "0", "the reader dropped events")

@@ -10,13 +10,10 @@ stopped).
   lifecycleTest.py --reader R --writer ctxWriter_dl --tlsdesc-lib libctxfix_tlsdesc.so
 """
 import json
-import os
 import signal
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, fail, root_test_args
+from vtctxtest import LineReader, StreamingReader, check, fail, root_test_args
 
 
 def start_writer(args):

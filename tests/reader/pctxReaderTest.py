@@ -19,15 +19,11 @@ with the agent's header protocol.
    threads' values; folded --folded-attrs method,route prefixes each ctxfix_spin stack with them.
 """
 import argparse
-import os
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import StreamingReader, check, json_lines, require_root, run_reader
 from fixtureTest import Fixture
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pctx"))
-from processContextProto import SCHEMA_VERSION, compile_proto, encode  # noqa: E402
+from vtctxtest import StreamingReader, check, json_lines, require_root, run_reader
+from vtctxtest.processContextProto import SCHEMA_VERSION, compile_proto, encode
 
 SCHEMA = SCHEMA_VERSION
 
@@ -214,14 +210,7 @@ def run(args, fixture, payloads):
     publish(fixture, p2)
     names = ["method", "route"]
     states = context_threads(fixture)
-    reader = StreamingReader(args.reader, ["profile", "--pid", str(pid), "--hz", "499",
-                                           "--format", "json"])
-    try:
-        reader.wait_attached()
-        fixture.command("spin 200", "spin_done")
-        out = reader.stop()
-    finally:
-        reader.kill()
+    out = fixture.profile(args.reader, ["--format", "json"])
     samples = [s for s in json_lines(out) if s["tid"] in states]
     check(samples, "no profile sample of a thread with a context")
     for s in samples:
@@ -230,14 +219,7 @@ def run(args, fixture, payloads):
     print(f"ok: profile json: {len(samples)} samples with named attributes")
 
     for group in ("method", "route", "method,route"):
-        reader = StreamingReader(args.reader, ["profile", "--pid", str(pid), "--hz", "499",
-                                               "--group-by", group])
-        try:
-            reader.wait_attached()
-            fixture.command("spin 200", "spin_done")
-            out = reader.stop()
-        finally:
-            reader.kill()
+        out = fixture.profile(args.reader, ["--group-by", group])
         lines = out.splitlines()
         check(lines[0].endswith(f"grouped by {group}") and lines[1].split()[-1] == "GROUP",
               f"table header:\n{out}")
@@ -256,14 +238,7 @@ def run(args, fixture, payloads):
                 check(rows[label][1] == "1", f"--group-by {group}: {label} spans one trace:\n{out}")
         print(f"ok: profile table --group-by {group}: {sorted(rows)}")
 
-    reader = StreamingReader(args.reader, ["profile", "--pid", str(pid), "--hz", "499",
-                                           "--format", "folded", "--folded-attrs", "method,route"])
-    try:
-        reader.wait_attached()
-        fixture.command("spin 200", "spin_done")
-        out = reader.stop()
-    finally:
-        reader.kill()
+    out = fixture.profile(args.reader, ["--format", "folded", "--folded-attrs", "method,route"])
     by_trace = {s["trace_id"]: expected_attributes(s, names) for s in states.values()}
     spin = [l for l in out.splitlines() if "ctxfix_spin" in l]
     check(spin, f"no folded stack names ctxfix_spin:\n{out[:2000]}")

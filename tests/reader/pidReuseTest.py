@@ -19,11 +19,9 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from readerHarness import LineReader, StreamingReader, check, fail, json_lines, root_test_args
+from vtctxtest import LineReader, StreamingReader, check, fail, json_lines, root_test_args
 
 ATTEMPTS = 5
 EXIT_TIMEOUT_S = 10

@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from vtctxtest.checks import report
+
 READER = "reader-bpf"
 LAYERS = ["target", "hotspot", "output", "commands"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -87,13 +89,8 @@ def main():
     parser.add_argument("--root", required=True)
     args = parser.parse_args()
     bad, count = check(args.root)
-    for b in bad:
-        print(b)
-    if bad:
-        print(f"FAIL: {len(bad)} includes against the part layers")
-        return 1
-    print(f"PASS: {count} includes follow the part layers ({' < '.join(LAYERS)})")
-    return 0
+    return report(bad, f"{len(bad)} includes against the part layers",
+                  f"{count} includes follow the part layers ({' < '.join(LAYERS)})")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+from vtctxtest.checks import report
+
 CXX = (".c", ".h", ".cc", ".cpp", ".hpp")
 SKIP_DIRS = {".git", "target", "node_modules", "__pycache__"}
 JAVA_COLUMNS = 100
@@ -51,14 +53,9 @@ def main():
                 width = len(line.rstrip("\n"))
                 if width > JAVA_COLUMNS:
                     bad.append(f"{f}:{n}: {width} columns (at most {JAVA_COLUMNS})")
-    for b in bad:
-        print(b)
-    if bad:
-        print(f"FAIL: {len(bad)} style violations")
-        return 1
-    print(f"PASS: {len(cxx)} C/C++ files clang-formatted, {len(java)} Java files within "
-          f"{JAVA_COLUMNS} columns")
-    return 0
+    return report(bad, f"{len(bad)} style violations",
+                  f"{len(cxx)} C/C++ files clang-formatted, {len(java)} Java files within "
+                  f"{JAVA_COLUMNS} columns")
 
 
 if __name__ == "__main__":

@@ -1,27 +1,17 @@
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "counters.h"
+#include "docFile.h"
 #include "optionTable.h"
 
 namespace vtctx {
 namespace {
 
 // docs/agent.md, whose tables the agent's own tables (counters.h, optionTable.h) must match.
-std::string AgentDoc() {
-  const char* path = std::getenv("VTCTX_AGENT_DOC");
-  EXPECT_NE(path, nullptr) << "set VTCTX_AGENT_DOC (ctest does)";
-  if (path == nullptr) return "";
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << path;
-  std::stringstream doc;
-  doc << in.rdbuf();
-  return doc.str();
-}
+std::string AgentDoc() { return testing::DocNamedBy("VTCTX_AGENT_DOC"); }
 
 // docs/agent.md's stats table has one row per counter of agent/counters.h, with its meaning.
 TEST(StatsDoc, EveryCounterIsDocumented) {

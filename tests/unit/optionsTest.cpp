@@ -1,9 +1,25 @@
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
+
 #include "options.h"
 
 namespace vtctx {
 namespace {
+
+// Each option string is refused, with an error that contains its expectation.
+struct BadOptions {
+  std::string text;
+  const char* expect;
+};
+void ExpectRefused(std::initializer_list<BadOptions> cases) {
+  for (const BadOptions& c : cases) {
+    OptionsParseResult r = ParseOptions(c.text.c_str());
+    EXPECT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.error.find(c.expect), std::string::npos) << c.text << " -> " << r.error;
+  }
+}
 
 TEST(Options, DefaultsForNullAndEmpty) {
   for (const char* text : {static_cast<const char*>(nullptr), "", ",", ",,"}) {
@@ -66,10 +82,7 @@ TEST(Options, KeyGivenTwiceIsRefusedNotLastWins) {
 }
 
 TEST(Options, BadValues) {
-  struct Case {
-    const char* text;
-    const char* expect;
-  } cases[] = {
+  ExpectRefused({
       {"log=verbose", "option log: bad value 'verbose'"},
       {"log=", "option log: bad value ''"},
       {"stats=", "option stats: bad value ''"},
@@ -81,12 +94,7 @@ TEST(Options, BadValues) {
       {"record_size=-64", "option record_size: bad value '-64'"},
       {"record_size=99999999999999999999999", "option record_size: bad value"},
       {"fault=stale", "option fault: bad value 'stale'"},
-  };
-  for (const Case& c : cases) {
-    OptionsParseResult r = ParseOptions(c.text);
-    EXPECT_FALSE(r.ok()) << c.text;
-    EXPECT_NE(r.error.find(c.expect), std::string::npos) << c.text << " -> " << r.error;
-  }
+  });
 }
 
 TEST(Options, ReaderResync) {
@@ -133,22 +141,14 @@ TEST(Options, ProcessContextKeys) {
   EXPECT_NE(over.error.find("option attribute_keys: 256 keys (at most 255)"), std::string::npos)
       << over.error;
 
-  struct Case {
-    std::string text;
-    const char* expect;
-  } cases[] = {
+  ExpectRefused({
       {"service_name=", "option service_name: bad value ''"},
       {"attribute_keys=", "option attribute_keys: key '': empty attribute key"},
       {"attribute_keys=a||b", "option attribute_keys: key '': empty attribute key"},
       {"attribute_keys=a|", "option attribute_keys: key '': empty attribute key"},
       {"attribute_keys=" + std::string(256, 'k'), "longer than 255 bytes"},
       {"attribute_keys=ok|bad\xff", "not valid UTF-8"},
-  };
-  for (const Case& c : cases) {
-    OptionsParseResult e = ParseOptions(c.text.c_str());
-    EXPECT_FALSE(e.ok()) << c.text;
-    EXPECT_NE(e.error.find(c.expect), std::string::npos) << c.text << " -> " << e.error;
-  }
+  });
 }
 
 // onerror=abort must take effect even when another item is bad, wherever it appears.

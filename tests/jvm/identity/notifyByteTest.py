@@ -13,11 +13,8 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts", "lib"))
-from processes import LineStream  # noqa: E402
-from vtmsNotifyByte import notify_byte  # noqa: E402
+from vtctxtest import JvmTarget
+from vtctxtest.vtmsNotifyByte import notify_byte
 
 failures = []
 
@@ -38,9 +35,8 @@ def run(java, jcmd, agent, classes, probe_dir, label, startup_options=None,
     identity = "identity" in (startup_options or "") + (attach_options or "")
     cmd += ["--enable-native-access=ALL-UNNAMED", f"-Djava.library.path={probe_dir}", "-cp",
             classes, "io.vtctx.test.IdentityPublisher", agent] + (["identity"] if identity else [])
-    jvm = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-    out = LineStream(jvm.stdout)
+    jvm = JvmTarget(cmd, stderr=subprocess.STDOUT, echo=None)
+    out = jvm.out
     try:
         ready = out.wait_for(lambda l: l.startswith("READY"), 60, f"{label}: READY")
         pid = int(ready.split()[1])
@@ -53,15 +49,14 @@ def run(java, jcmd, agent, classes, probe_dir, label, startup_options=None,
                                     timeout=60)
             check(attach.returncode == 0 and "return code: 0" in attach.stdout,
                   f"{label}: attach ({attach.stdout.strip()})")
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
+        jvm.send("go")
         done = out.wait_for(lambda l: l.startswith(("PUBLISHED", "FAILED")), 120,
                             f"{label}: PUBLISHED")
         check(done.startswith("PUBLISHED"), f"{label}: the shim published ({done})")
         return notify_byte(pid)
     finally:
-        jvm.kill()
-        jvm.wait()
+        jvm.proc.kill()
+        jvm.proc.wait()
 
 
 def main():

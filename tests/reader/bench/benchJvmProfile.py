@@ -13,13 +13,11 @@ task's and the target's memory cold; the floor rows show what that alone costs.
 Not a test: it asserts nothing, it prints numbers.
 """
 import json
-import os
 import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from readerHarness import LineReader, StreamingReader, require_root, required_args_parser, stop_jvm
+from vtctxtest import LineReader, StreamingReader, require_root, required_args_parser, stop_jvm
 
 CONFIGS = (("floor", ["--bpf-floor"]), ("table", []), ("json", ["--format", "json"]),
            ("folded", ["--format", "folded"]))

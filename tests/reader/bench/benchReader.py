@@ -13,13 +13,11 @@ Medians of --runs runs. Not a test: it asserts nothing, it prints numbers.
 """
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from readerHarness import LineReader, StreamingReader
+from vtctxtest import LineReader, StreamingReader
 
 
 def one_run(args, loadgen_args, reader_args):

@@ -4,32 +4,13 @@
 // crash, hang or sanitizer report.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
+#include "inputMemory.h"
 #include "target/elfSymbols.h"
 #include "target/procMaps.h"
 #include "target/tlsModel.h"
 #include "target/tlsResolver.h"
 #include "vtctx/record.h"
-
-namespace {
-
-// "Process memory" made of the fuzz input: address a is input byte a.
-class InputMemory final : public vtctx::reader::MemoryReader {
- public:
-  InputMemory(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  absl::Status Read(uint64_t address, void* out, size_t size) override {
-    if (address > size_ || size > size_ - address) return absl::OutOfRangeError("outside input");
-    std::memcpy(out, data_ + address, size);
-    return absl::OkStatus();
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-};
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vtctx::reader;

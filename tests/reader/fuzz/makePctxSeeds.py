@@ -4,17 +4,15 @@ python3-protobuf from tests/pctx/processContext.proto (compiled here with protoc
 "memory images" (a 32-byte header at offset 0 followed by its payload). Writes ./pctxSeeds next to
 this script.
 
-  python3 tests/reader/fuzz/makePctxSeeds.py [--protoc protoc]
+  PYTHONPATH=tests/lib python3 tests/reader/fuzz/makePctxSeeds.py [--protoc protoc]
 """
 import argparse
 import os
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO = os.path.join(HERE, "..", "..", "pctx", "processContext.proto")
-sys.path.insert(0, os.path.dirname(PROTO))
-from processContextProto import (HEADER, SCHEMA_VERSION, SIGNATURE, VERSION,  # noqa: E402
+from vtctxtest.processContextProto import (HEADER, SCHEMA_VERSION, SIGNATURE, VERSION,  # noqa: E402
                                  compile_proto, encode)
 
 

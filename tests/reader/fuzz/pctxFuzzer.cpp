@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "inputMemory.h"
 #include "target/attributeNames.h"
 #include "target/processContextPayload.h"
 #include "target/processContextReader.h"
@@ -15,21 +16,6 @@
 namespace {
 
 using namespace vtctx::reader;
-
-// "Process memory" made of the fuzz input: address a is input byte a.
-class InputMemory final : public MemoryReader {
- public:
-  InputMemory(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  absl::Status Read(uint64_t address, void* out, size_t size) override {
-    if (address > size_ || size > size_ - address) return absl::OutOfRangeError("outside input");
-    std::memcpy(out, data_ + address, size);
-    return absl::OkStatus();
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-};
 
 void Exercise(const ProcessContext& context, std::span<const uint8_t> attrs) {
   std::string out = ProcessContextJson(context);

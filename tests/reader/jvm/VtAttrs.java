@@ -1,9 +1,6 @@
 import io.vtctx.internal.TestNatives;
-import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,8 +11,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Attribute writer for the reader's JVM attribute test. The agent is loaded with
@@ -39,18 +34,12 @@ public final class VtAttrs {
     final int threads = Integer.parseInt(args[0]);
     final int iterations = Integer.parseInt(args[1]);
     final int lateKeys = Integer.parseInt(args[2]);
-    if (!TestNatives.isActive()) {
-      System.err.println("VtAttrs: the vtctx agent is not active");
-      System.exit(3);
-    }
+    TargetProtocol.requireAgent("VtAttrs");
     final Map<String, Integer> keys = new ConcurrentHashMap<>();
     for (String k : new String[] {"http.route", "user.id"}) keys.put(k, register(k));
     final byte[] buf = new byte[BASE + threads * iterations];
-    System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + ",\"record_size\":" + TestNatives.recordSize() + "}");
-    System.out.flush();
-    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
-    if (!"go".equals(stdin.readLine())) System.exit(2);
+    TargetProtocol protocol = new TargetProtocol();
+    protocol.ready(",\"base\":" + BASE + ",\"record_size\":" + TestNatives.recordSize());
 
     final CountDownLatch start = new CountDownLatch(1);
     final Throwable[] failure = new Throwable[1];
@@ -94,16 +83,14 @@ public final class VtAttrs {
       failure[0].printStackTrace();
       System.exit(1);
     }
-    StringBuilder done = new StringBuilder("{\"event\":\"done\",\"markers\":")
+    StringBuilder done = new StringBuilder(",\"markers\":")
         .append(threads * iterations).append(",\"keys\":{");
     String sep = "";
     for (Map.Entry<String, Integer> e : new TreeMap<>(keys).entrySet()) {
       done.append(sep).append('"').append(e.getKey()).append("\":").append(e.getValue());
       sep = ",";
     }
-    System.out.println(done.append("}}"));
-    System.out.flush();
-    stdin.readLine();  // "quit"
+    protocol.done(done.append("}").toString());
   }
 
   static void fail(Throwable[] failure, Throwable e) {
@@ -142,15 +129,7 @@ public final class VtAttrs {
         // A late key: registered here if no registrar got to it yet (idempotent).
         set(register("late." + (marker % lateKeys)), "v" + marker);
         out.write(buf, 0, BASE + marker);  // one write(2) of BASE + marker bytes
-        switch (j % 4) {
-          case 0 -> Thread.yield();
-          case 1 -> LockSupport.parkNanos(20_000);
-          case 2 -> {
-            if (handoff.offer(marker)) break;
-            handoff.poll(50, TimeUnit.MICROSECONDS);
-          }
-          default -> Thread.sleep(0, 1);
-        }
+        Unmount.between(j, marker, handoff);
       }
     }
   }

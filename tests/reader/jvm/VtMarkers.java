@@ -1,12 +1,9 @@
 import io.vtctx.internal.TestNatives;
-import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Marker writer for the reader's JVM test. Each of N virtual threads publishes its own context
@@ -30,16 +27,13 @@ public final class VtMarkers {
     final int threads = Integer.parseInt(args[0]);
     final int iterations = Integer.parseInt(args[1]);
     final boolean late = args.length > 2 && "late".equals(args[2]);
-    if (!late) requireAgent();
+    if (!late) TargetProtocol.requireAgent("VtMarkers");
     final byte[] buf = new byte[BASE + threads * iterations];
     // Before a late attach the agent's natives are not linked: no record size to report yet.
-    System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + (late ? "" : ",\"record_size\":" + TestNatives.recordSize())
-        + "}");
-    System.out.flush();
-    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
-    if (!"go".equals(stdin.readLine())) System.exit(2);
-    if (late) requireAgent();
+    TargetProtocol protocol = new TargetProtocol();
+    protocol.ready(",\"base\":" + BASE
+        + (late ? "" : ",\"record_size\":" + TestNatives.recordSize()));
+    if (late) TargetProtocol.requireAgent("VtMarkers");
 
     final SynchronousQueue<Integer> handoff = new SynchronousQueue<>();
     Thread[] vts = new Thread[threads];
@@ -61,16 +55,7 @@ public final class VtMarkers {
       failure[0].printStackTrace();
       System.exit(1);
     }
-    System.out.println("{\"event\":\"done\",\"markers\":" + threads * iterations + "}");
-    System.out.flush();
-    stdin.readLine();  // "quit"
-  }
-
-  static void requireAgent() {
-    if (!TestNatives.isActive()) {
-      System.err.println("VtMarkers: the vtctx agent is not active");
-      System.exit(3);
-    }
+    protocol.done(",\"markers\":" + threads * iterations);
   }
 
   static void run(int index, int iterations, byte[] buf, SynchronousQueue<Integer> handoff)
@@ -82,16 +67,7 @@ public final class VtMarkers {
         final int marker = index * iterations + j;
         publish(record, index, marker);
         out.write(buf, 0, BASE + marker);  // one write(2) of BASE + marker bytes
-        switch (j % 4) {
-          case 0 -> Thread.yield();
-          case 1 -> LockSupport.parkNanos(20_000);
-          case 2 -> {
-            // Pair up with another virtual thread: whoever waits parks (unmounts).
-            if (handoff.offer(marker)) break;
-            handoff.poll(50, java.util.concurrent.TimeUnit.MICROSECONDS);
-          }
-          default -> Thread.sleep(0, 1);
-        }
+        Unmount.between(j, marker, handoff);
       }
     }
   }

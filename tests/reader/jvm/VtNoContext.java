@@ -1,7 +1,5 @@
-import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -42,16 +40,11 @@ public final class VtNoContext {
       });
     }
     parked.await();
-    System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid()
-        + ",\"base\":" + BASE + "}");
-    System.out.flush();
-    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
-    if (!"go".equals(stdin.readLine())) System.exit(2);
+    TargetProtocol protocol = new TargetProtocol();
+    protocol.ready(",\"base\":" + BASE);
     go.countDown();
     for (Thread vt : vts) vt.join();
-    System.out.println("{\"event\":\"done\",\"markers\":" + threads * iterations + "}");
-    System.out.flush();
-    stdin.readLine();  // "quit"
+    protocol.done(",\"markers\":" + threads * iterations);
   }
 
   static void run(int index, int iterations, byte[] buf) throws IOException {

@@ -1,6 +1,4 @@
 import io.vtctx.internal.TestNatives;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
@@ -24,12 +22,10 @@ public final class VtSpin {
     final int threads = Integer.parseInt(args[0]);
     final long millis = Long.parseLong(args[1]);
     final boolean late = args.length > 2 && "late".equals(args[2]);
-    if (!late) requireAgent();
-    System.out.println("{\"event\":\"ready\",\"pid\":" + ProcessHandle.current().pid() + "}");
-    System.out.flush();
-    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
-    if (!"go".equals(stdin.readLine())) System.exit(2);
-    if (late) requireAgent();
+    if (!late) TargetProtocol.requireAgent("VtSpin");
+    TargetProtocol protocol = new TargetProtocol();
+    protocol.ready("");
+    if (late) TargetProtocol.requireAgent("VtSpin");
     final long end = System.nanoTime() + millis * 1_000_000L;
     Thread[] vts = new Thread[threads];
     for (int t = 0; t < threads; t++) {
@@ -37,16 +33,7 @@ public final class VtSpin {
       vts[t] = Thread.ofVirtual().start(() -> run(index, end));
     }
     for (Thread vt : vts) vt.join();
-    System.out.println("{\"event\":\"done\"}");
-    System.out.flush();
-    stdin.readLine();  // "quit"
-  }
-
-  static void requireAgent() {
-    if (!TestNatives.isActive()) {
-      System.err.println("VtSpin: the vtctx agent is not active");
-      System.exit(3);
-    }
+    protocol.done("");
   }
 
   static void run(int index, long end) {

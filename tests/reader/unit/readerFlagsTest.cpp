@@ -1,26 +1,17 @@
 // The flag table (commands/readerFlags.h) drives parsing, help and docs/reader.md's flags table.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "commands/commandOptions.h"
 #include "commands/readerFlags.h"
+#include "docFile.h"
 
 namespace vtctx::reader {
 namespace {
 
-std::string ReaderDoc() {
-  const char* path = std::getenv("VTCTX_READER_DOC");
-  EXPECT_NE(path, nullptr) << "set VTCTX_READER_DOC (ctest does)";
-  if (path == nullptr) return "";
-  std::ifstream in(path);
-  std::stringstream doc;
-  doc << in.rdbuf();
-  return doc.str();
-}
+std::string ReaderDoc() { return testing::DocNamedBy("VTCTX_READER_DOC"); }
 
 // docs/reader.md's flags table is the table, row by row and in its order, and nothing else.
 TEST(ReaderFlagsDoc, EveryFlagIsDocumented) {

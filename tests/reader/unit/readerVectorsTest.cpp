@@ -61,11 +61,16 @@ std::vector<std::string> HexList(const std::vector<std::string>& items) {
   return out;
 }
 
+// A vector's "bytes", decoded as a process-context payload.
+absl::StatusOr<ProcessContextPayload> DecodedBytes(const Vector& v) {
+  const std::string bytes = v.Bytes("bytes");
+  return DecodeProcessContextPayload(Span(bytes));
+}
+
 TEST(ReaderVectors, ProcessContextPayloadsDecodeToTheirMeaning) {
   for (const Vector& v : ReadVectors("processContext.vec", "decode")) {
     SCOPED_TRACE(v.name);
-    const std::string bytes = v.Bytes("bytes");
-    absl::StatusOr<ProcessContextPayload> payload = DecodeProcessContextPayload(Span(bytes));
+    absl::StatusOr<ProcessContextPayload> payload = DecodedBytes(v);
     ASSERT_TRUE(payload.ok()) << payload.status();
     std::vector<std::string> resource;
     for (const KeyValue& kv : payload->resource) {
@@ -86,8 +91,7 @@ TEST(ReaderVectors, ProcessContextPayloadsDecodeToTheirMeaning) {
 
 TEST(ReaderVectors, MalformedProcessContextPayloadsAreRejected) {
   for (const Vector& v : ReadVectors("processContext.vec", "malformed")) {
-    const std::string bytes = v.Bytes("bytes");
-    EXPECT_FALSE(DecodeProcessContextPayload(Span(bytes)).ok()) << v.name;
+    EXPECT_FALSE(DecodedBytes(v).ok()) << v.name;
   }
 }
 
@@ -95,8 +99,7 @@ TEST(ReaderVectors, MalformedProcessContextPayloadsAreRejected) {
 TEST(ReaderVectors, EncodedPayloadsDecode) {
   for (const Vector& v : ReadVectors("processContext.vec", "encode")) {
     SCOPED_TRACE(v.name);
-    const std::string bytes = v.Bytes("bytes");
-    absl::StatusOr<ProcessContextPayload> payload = DecodeProcessContextPayload(Span(bytes));
+    absl::StatusOr<ProcessContextPayload> payload = DecodedBytes(v);
     ASSERT_TRUE(payload.ok()) << payload.status();
     const ThreadContextKeys keys = InterpretThreadContext(*payload);
     EXPECT_TRUE(keys.schema_supported);

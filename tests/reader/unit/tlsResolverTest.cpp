@@ -27,34 +27,42 @@ ElfTlsExport LibraryWithTls(uint64_t memsz = 0x70) {
 
 AccessPlan Plan(AccessModel model, int64_t addend = 0) { return {model, kGot, addend, 0}; }
 
-TEST(ResolveRecipe, TlsDescStaticOffset) {
+// The GOT as the dynamic linker left it: the plan's two words (TLSDESC: resolver, argument; GD:
+// module id, offset).
+FakeMemory GotWords(uint64_t first, uint64_t second) {
   FakeMemory mem;
-  mem.PutU64(kBias + kGot, 0x7f00dead0000);                   // resolver (_dl_tlsdesc_return)
-  mem.PutU64(kBias + kGot + 8, static_cast<uint64_t>(-152));  // argument: tp offset
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  mem.PutU64(kBias + kGot, first);
+  mem.PutU64(kBias + kGot + 8, second);
+  return mem;
+}
+
+absl::StatusOr<vtctx_slot_recipe> Resolve(FakeMemory& mem, AccessModel model, int64_t addend = 0) {
+  return ResolveRecipe(LibraryWithTls(), Plan(model, addend), kBias, mem, HostArch());
+}
+
+TEST(ResolveRecipe, TlsDescStaticOffset) {
+  // The resolver (_dl_tlsdesc_return), its argument: the tp offset.
+  FakeMemory mem = GotWords(0x7f00dead0000, static_cast<uint64_t>(-152));
+  auto r = Resolve(mem, AccessModel::kTlsDesc);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, VTCTX_SLOT_STATIC);
   EXPECT_EQ(r->tp_offset, -152);
 }
 
 TEST(ResolveRecipe, TlsDescAddendIsRemoved) {
-  FakeMemory mem;
-  mem.PutU64(kBias + kGot, 1);
-  mem.PutU64(kBias + kGot + 8, static_cast<uint64_t>(-144));  // -152 + addend 8
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc, 8), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(1, static_cast<uint64_t>(-144));  // -152 + addend 8
+  auto r = Resolve(mem, AccessModel::kTlsDesc, 8);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tp_offset, -152);
 }
 
 TEST(ResolveRecipe, TlsDescDynamicArgument) {
-  FakeMemory mem;
   const uint64_t arg = 0x5555aaaa0000;
-  mem.PutU64(kBias + kGot, 0x7f00dead0010);  // _dl_tlsdesc_dynamic
-  mem.PutU64(kBias + kGot + 8, arg);
-  mem.PutU64(arg, 3);         // module id
-  mem.PutU64(arg + 8, 0x68);  // offset
-  mem.PutU64(arg + 16, 7);    // generation
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(0x7f00dead0010, arg);  // _dl_tlsdesc_dynamic, its argument
+  mem.PutU64(arg, 3);                              // module id
+  mem.PutU64(arg + 8, 0x68);                       // offset
+  mem.PutU64(arg + 16, 7);                         // generation
+  auto r = Resolve(mem, AccessModel::kTlsDesc);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, VTCTX_SLOT_DTV);
   EXPECT_EQ(r->module_id, 3u);
@@ -65,47 +73,36 @@ TEST(ResolveRecipe, TlsDescDynamicArgument) {
 }
 
 TEST(ResolveRecipe, UnrelocatedDescriptorAsksForRetry) {
-  FakeMemory mem;
-  mem.PutU64(kBias + kGot, 0);
-  mem.PutU64(kBias + kGot + 8, 0);
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(0, 0);
+  auto r = Resolve(mem, AccessModel::kTlsDesc);
   EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
 }
 
 TEST(ResolveRecipe, PositiveStaticOffsetIsImplausibleOnX86) {
-  FakeMemory mem;
-  mem.PutU64(kBias + kGot, 1);
-  mem.PutU64(kBias + kGot + 8, 152);
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(1, 152);
+  auto r = Resolve(mem, AccessModel::kTlsDesc);
   EXPECT_TRUE(absl::IsUnimplemented(r.status())) << r.status();
 }
 
 TEST(ResolveRecipe, DynamicArgumentOutsideTheBlockIsRejected) {
-  FakeMemory mem;
   const uint64_t arg = 0x5555aaaa0000;
-  mem.PutU64(kBias + kGot, 1);
-  mem.PutU64(kBias + kGot + 8, arg);
+  FakeMemory mem = GotWords(1, arg);
   mem.PutU64(arg, 2);
   mem.PutU64(arg + 8, 0x1000);  // beyond PT_TLS memsz
   mem.PutU64(arg + 16, 1);
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  auto r = Resolve(mem, AccessModel::kTlsDesc);
   EXPECT_TRUE(absl::IsUnimplemented(r.status())) << r.status();
 }
 
 TEST(ResolveRecipe, UnreadableDynamicArgumentIsUnsupported) {
-  FakeMemory mem;
-  mem.PutU64(kBias + kGot, 1);
-  mem.PutU64(kBias + kGot + 8, 0x5555aaaa0000);  // nothing mapped there
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kTlsDesc), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(1, 0x5555aaaa0000);  // nothing mapped there
+  auto r = Resolve(mem, AccessModel::kTlsDesc);
   EXPECT_TRUE(absl::IsUnimplemented(r.status())) << r.status();
 }
 
 TEST(ResolveRecipe, GeneralDynamicPair) {
-  FakeMemory mem;
-  mem.PutU64(kBias + kGot, 4);
-  mem.PutU64(kBias + kGot + 8, 0x68);
-  auto r =
-      ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kGeneralDynamic), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(4, 0x68);
+  auto r = Resolve(mem, AccessModel::kGeneralDynamic);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, VTCTX_SLOT_DTV);
   EXPECT_EQ(r->module_id, 4u);
@@ -114,18 +111,15 @@ TEST(ResolveRecipe, GeneralDynamicPair) {
 }
 
 TEST(ResolveRecipe, GeneralDynamicModuleZeroAsksForRetry) {
-  FakeMemory mem;
-  mem.PutU64(kBias + kGot, 0);
-  mem.PutU64(kBias + kGot + 8, 0);
-  auto r =
-      ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kGeneralDynamic), kBias, mem, HostArch());
+  FakeMemory mem = GotWords(0, 0);
+  auto r = Resolve(mem, AccessModel::kGeneralDynamic);
   EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
 }
 
 TEST(ResolveRecipe, InitialExec) {
   FakeMemory mem;
   mem.PutU64(kBias + kGot, static_cast<uint64_t>(-0x98));
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kInitialExec), kBias, mem, HostArch());
+  auto r = Resolve(mem, AccessModel::kInitialExec);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->kind, VTCTX_SLOT_STATIC);
   EXPECT_EQ(r->tp_offset, -0x98);
@@ -134,13 +128,13 @@ TEST(ResolveRecipe, InitialExec) {
 TEST(ResolveRecipe, InitialExecUnfilledAsksForRetry) {
   FakeMemory mem;
   mem.PutU64(kBias + kGot, 0);
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kInitialExec), kBias, mem, HostArch());
+  auto r = Resolve(mem, AccessModel::kInitialExec);
   EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
 }
 
 TEST(ResolveRecipe, UnreadableGotIsAnError) {
   FakeMemory mem;
-  auto r = ResolveRecipe(LibraryWithTls(), Plan(AccessModel::kInitialExec), kBias, mem, HostArch());
+  auto r = Resolve(mem, AccessModel::kInitialExec);
   EXPECT_FALSE(r.ok());
 }
 

@@ -1,22 +1,12 @@
 package io.vtctx.bench;
 
 import io.vtctx.ThreadAttributes;
-import io.vtctx.ThreadContext;
 import io.vtctx.internal.AttributeWriter;
 import io.vtctx.internal.TestNatives;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The two write paths for one attribute value (the value alternates, so every operation really
@@ -34,13 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>value: "ascii" = 18/19-byte routes; "utf8" = the same length in 2-, 3- and 4-byte characters.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class AttributeWriteBenchmark {
+public class AttributeWriteBenchmark extends ShimBenchmark {
   @Param({"ascii", "utf8"})
   public String value;
 
@@ -52,9 +36,7 @@ public class AttributeWriteBenchmark {
 
   @Setup
   public void setUp() {
-    if (!ThreadContext.isAgentActive()) {
-      throw new IllegalStateException("run with -agentpath:build/agent/libvtctx.so");
-    }
+    requireAgent();
     if (value.equals("ascii")) {
       a = "/api/v1/users/{id}";
       b = "/api/v1/orders/{id}";

@@ -4,19 +4,12 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.vtctx.otel.VtctxContextStorage;
-import java.util.concurrent.TimeUnit;
+import io.vtctx.testing.DiscardingSpanProcessor;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The per-thread cost of the cached view: a new virtual thread that makes one span current and
@@ -24,13 +17,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * the thread's first publish takes one JNI call (currentRecordBuffer) and allocates its ThreadLocal
  * entry, view and caches.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class FirstUseBenchmark {
+public class FirstUseBenchmark extends ShimBenchmark {
   @Param({"plain", "vtctx"})
   public String storage;
 
@@ -39,7 +26,7 @@ public class FirstUseBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     if (storage.equals("vtctx")) VtctxContextStorage.install();
-    Tracer tracer = BenchTracer.create();
+    Tracer tracer = DiscardingSpanProcessor.recordingTracer("bench");
     Span span = tracer.spanBuilder("s").setNoParent().startSpan();
     Context context = Context.root().with(span);
     task =

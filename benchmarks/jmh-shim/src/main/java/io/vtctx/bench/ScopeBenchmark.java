@@ -9,22 +9,15 @@ import io.opentelemetry.context.ContextStorage;
 import io.vtctx.ThreadContext;
 import io.vtctx.internal.TestNatives;
 import io.vtctx.otel.VtctxContextStorage;
+import io.vtctx.testing.DiscardingSpanProcessor;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * OpenTelemetry scope changes with real SDK spans, without ("plain": OpenTelemetry's default
@@ -46,13 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       each root has its own route (8 in rotation), so with attrs both changes rewrite it
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class ScopeBenchmark {
+public class ScopeBenchmark extends ShimBenchmark {
   private static final ContextKey<String> KEY = ContextKey.named("bench");
   private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
   private static final int ROTATION = 1024;
@@ -83,7 +70,7 @@ public class ScopeBenchmark {
       if (storage.equals("attrs")) VtctxContextStorage.setRecordAttributes(List.of("http.route"));
       VtctxContextStorage.install(); // before the first context operation of this JVM
     }
-    Tracer tracer = BenchTracer.create();
+    Tracer tracer = DiscardingSpanProcessor.recordingTracer("bench");
     Span parent =
         tracer.spanBuilder("outer").setNoParent().setAttribute(ROUTE, "/users/{id}").startSpan();
     Context outer = Context.root().with(parent);

@@ -5,18 +5,9 @@ import io.vtctx.internal.RecordWriter;
 import io.vtctx.internal.TestNatives;
 import io.vtctx.test.CarrierProbe;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The candidate write paths for one publish of a changed context (the span-id alternates, so every
@@ -37,13 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>*InVirtualThread: the shipped and the JNI path looped inside one virtual thread
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class WritePathBenchmark {
+public class WritePathBenchmark extends ShimBenchmark {
   private static final long TRACE_HIGH = 0x4bf92f3577b34da6L;
   private static final long TRACE_LOW = 0xa3ce929d0e0e4736L;
   private static final long SPAN_A = 0x00f067aa0ba902b7L;
@@ -56,9 +41,7 @@ public class WritePathBenchmark {
 
   @Setup
   public void setUp() {
-    if (!ThreadContext.isAgentActive()) {
-      throw new IllegalStateException("run with -agentpath:build/agent/libvtctx.so");
-    }
+    requireAgent();
     view = TestNatives.currentRecordBuffer();
     address = TestNatives.currentRecord();
     CarrierProbe.publishedRecord(); // loads the probe library now, not inside a measurement
@@ -103,31 +86,28 @@ public class WritePathBenchmark {
   @Benchmark
   @OperationsPerInvocation(LOOP)
   public void apiSetChangedInVirtualThread() throws InterruptedException {
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              for (int i = 0; i < LOOP; i++) {
-                ThreadContext.set(TRACE_HIGH, TRACE_LOW, (i & 1) == 0 ? SPAN_A : SPAN_B, 1);
-              }
-            })
-        .join();
+    inVirtualThread(
+        () -> {
+          for (int i = 0; i < LOOP; i++) {
+            ThreadContext.set(TRACE_HIGH, TRACE_LOW, (i & 1) == 0 ? SPAN_A : SPAN_B, 1);
+          }
+        });
   }
 
   @Benchmark
   @OperationsPerInvocation(LOOP)
   public void jniLookupAndWriteInVirtualThread() throws InterruptedException {
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              for (int i = 0; i < LOOP; i++) {
-                CarrierProbe.write(
-                    TestNatives.currentRecord(),
-                    TRACE_HIGH,
-                    TRACE_LOW,
-                    (i & 1) == 0 ? SPAN_A : SPAN_B,
-                    1);
-              }
-            })
-        .join();
+    inVirtualThread(
+        () -> {
+          for (int i = 0; i < LOOP; i++) {
+            long span = (i & 1) == 0 ? SPAN_A : SPAN_B;
+            CarrierProbe.write(TestNatives.currentRecord(), TRACE_HIGH, TRACE_LOW, span, 1);
+          }
+        });
+  }
+
+  /** Runs `body` in a new virtual thread and waits for it. */
+  private static void inVirtualThread(Runnable body) throws InterruptedException {
+    Thread.ofVirtual().start(body).join();
   }
 }

@@ -1,18 +1,10 @@
 package io.vtctx.internal;
 
+import io.vtctx.bench.ShimBenchmark;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The id decode of a publish alone, without OpenTelemetry or the agent: {@link IdCache#load} of
@@ -25,13 +17,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>baseline: the same rotation and loads of the strings, no decode
  * </ul>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
-public class DecodeBenchmark {
+public class DecodeBenchmark extends ShimBenchmark {
   private static final int ROTATION = 1024;
 
   @Param({"1024"})

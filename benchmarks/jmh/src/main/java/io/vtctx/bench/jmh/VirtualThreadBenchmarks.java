@@ -3,6 +3,7 @@ package io.vtctx.bench.jmh;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
+import io.vtctx.testing.DiscardingSpanProcessor;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -68,7 +69,7 @@ public class VirtualThreadBenchmarks {
   public void setUp(BenchmarkParams params) throws Exception {
     config = BenchConfig.fromSystemProperties();
     config.installShimIfAsked(); // before this JVM's first context operation
-    tracer = Tracing.recordingTracer();
+    tracer = DiscardingSpanProcessor.recordingTracer("bench");
     outerSpan = tracer.spanBuilder("outer").setNoParent().startSpan();
     config.checkAgentAndShim(tracer);
     backend = new Backend();

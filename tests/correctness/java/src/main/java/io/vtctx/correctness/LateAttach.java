@@ -75,7 +75,6 @@ final class LateAttach implements Scenario {
 
   @Override
   public void prepare(RunContext run, Deadline deadline) throws Exception {
-    if (ThreadContext.isAgentActive()) throw new IllegalStateException("agent already loaded");
     for (int s = 0; s < preCount(); s++) {
       final int sender = s;
       String kind = s <= parked ? "virtual" : "platform";

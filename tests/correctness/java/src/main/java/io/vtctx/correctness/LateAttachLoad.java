@@ -59,7 +59,6 @@ final class LateAttachLoad implements Scenario {
 
   @Override
   public void prepare(RunContext run, Deadline deadline) throws Exception {
-    if (ThreadContext.isAgentActive()) throw new IllegalStateException("agent already loaded");
     for (int s = 0; s < busy; s++) {
       final int sender = s;
       String via = s % 2 == 0 ? "api" : "otel";

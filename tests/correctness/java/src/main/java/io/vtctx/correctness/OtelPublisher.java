@@ -4,11 +4,9 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.sdk.trace.ReadWriteSpan;
-import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.vtctx.otel.VtctxContextStorage;
+import io.vtctx.testing.DiscardingSpanProcessor;
 
 /**
  * Publishes through OpenTelemetry: a root span per thread, a child span per marker, each made
@@ -42,31 +40,9 @@ final class OtelPublisher implements Publisher {
     tracer =
         SdkTracerProvider.builder()
             .setIdGenerator(new PlannedIds())
-            .addSpanProcessor(new DiscardingProcessor())
+            .addSpanProcessor(new DiscardingSpanProcessor())
             .build()
             .get("io.vtctx.correctness");
-  }
-
-  /**
-   * A provider without any span processor hands out invalid no-op spans (SDK 1.68), so real spans
-   * need one; this one keeps nothing.
-   */
-  private static final class DiscardingProcessor implements SpanProcessor {
-    @Override
-    public void onStart(io.opentelemetry.context.Context parent, ReadWriteSpan span) {}
-
-    @Override
-    public boolean isStartRequired() {
-      return false;
-    }
-
-    @Override
-    public void onEnd(ReadableSpan span) {}
-
-    @Override
-    public boolean isEndRequired() {
-      return false;
-    }
   }
 
   @Override

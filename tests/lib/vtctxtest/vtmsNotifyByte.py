@@ -7,9 +7,9 @@ is 1 every virtual-thread mount and unmount takes HotSpot's slow path. Its addre
 libjvm.so's .symtab (found by name; the file the JVM mapped, through /proc/PID/map_files), its value
 from /proc/PID/mem.
 
-  vtmsNotifyByte.py PID      prints 0 or 1; exit 2 if the symbol or the mapping is missing
+  python3 -m vtctxtest.vtmsNotifyByte PID
+      prints 0 or 1; exit 2 if the symbol or the mapping is missing
 """
-import os
 import struct
 import sys
 

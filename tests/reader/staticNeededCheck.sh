@@ -2,7 +2,7 @@
 # vtctx-reader is linked statically but for glibc (like libbpf-tools): its NEEDED entries must be
 # glibc's alone, so one binary runs on any glibc host without libbpf, libelf, zlib or abseil.
 # Also checks that --version prints the project version CMake was configured with.
-#   checkNeeded.sh <vtctx-reader> <version>
+#   staticNeededCheck.sh <vtctx-reader> <version>
 set -euo pipefail
 reader=$1
 version=$2

@@ -3,7 +3,7 @@
 with #anchor into a Markdown file, a heading of that file makes that anchor (GitHub's rule:
 lowercase, punctuation dropped, spaces to hyphens, -1, -2... for repeats).
 
-  docLinks.py --root SRC      exits 1 listing each broken link as file:line: target
+  linksCheck.py --root SRC      exits 1 listing each broken link as file:line: target
 """
 import argparse
 import os

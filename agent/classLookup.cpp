@@ -1,0 +1,53 @@
+#include "classLookup.h"
+
+#include <cstring>
+#include <initializer_list>
+
+namespace vtctx {
+
+jobject SystemClassLoader(JNIEnv* jni) {
+  jclass loader_class = jni->FindClass("java/lang/ClassLoader");
+  jmethodID system = loader_class ? jni->GetStaticMethodID(loader_class, "getSystemClassLoader",
+                                                           "()Ljava/lang/ClassLoader;")
+                                  : nullptr;
+  jobject loader = system ? jni->CallStaticObjectMethod(loader_class, system) : nullptr;
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    loader = nullptr;
+  }
+  if (loader_class != nullptr) jni->DeleteLocalRef(loader_class);
+  return loader;
+}
+
+jclass ClassForName(JNIEnv* jni, const char* name, bool initialize, jobject loader) {
+  jclass class_class = jni->FindClass("java/lang/Class");
+  jmethodID for_name =
+      class_class
+          ? jni->GetStaticMethodID(class_class, "forName",
+                                   "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
+          : nullptr;
+  jstring java_name = for_name != nullptr ? jni->NewStringUTF(name) : nullptr;
+  jclass klass = nullptr;
+  if (java_name != nullptr) {
+    klass = static_cast<jclass>(jni->CallStaticObjectMethod(
+        class_class, for_name, java_name, initialize ? JNI_TRUE : JNI_FALSE, loader));
+  }
+  if (jni->ExceptionCheck()) {  // ClassNotFoundException: not there
+    jni->ExceptionClear();
+    klass = nullptr;
+  }
+  for (jobject ref : {static_cast<jobject>(class_class), static_cast<jobject>(java_name)}) {
+    if (ref != nullptr) jni->DeleteLocalRef(ref);
+  }
+  return klass;
+}
+
+bool HasClassSignature(jvmtiEnv* jvmti, jclass klass, const char* signature) {
+  char* actual = nullptr;
+  if (jvmti->GetClassSignature(klass, &actual, nullptr) != JVMTI_ERROR_NONE) return false;
+  const bool match = actual != nullptr && std::strcmp(actual, signature) == 0;
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(actual));
+  return match;
+}
+
+}  // namespace vtctx

@@ -1,0 +1,24 @@
+// Finding the shim's classes from native code: by name through a class loader (JNI) and by
+// signature among the loaded classes (JVMTI). Every lookup clears the exception it may raise and
+// answers null or false instead: the agent never throws into the JVM.
+#ifndef VTCTX_AGENT_CLASS_LOOKUP_H_
+#define VTCTX_AGENT_CLASS_LOOKUP_H_
+
+#include <jni.h>
+#include <jvmti.h>
+
+namespace vtctx {
+
+// ClassLoader.getSystemClassLoader() (a local reference), or null.
+jobject SystemClassLoader(JNIEnv* jni);
+
+// Class.forName(name, initialize, loader) (a local reference), or null if `loader` resolves no
+// such class.
+jclass ClassForName(JNIEnv* jni, const char* name, bool initialize, jobject loader);
+
+// True if `klass` has the JVM type signature `signature` ("Lio/vtctx/internal/AgentLink;").
+bool HasClassSignature(jvmtiEnv* jvmti, jclass klass, const char* signature);
+
+}  // namespace vtctx
+
+#endif  // VTCTX_AGENT_CLASS_LOOKUP_H_
