@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agentState.h"
+#include "eventHandlers.h"
 #include "log.h"
 #include "ownedFile.h"
 #include "threadState.h"

@@ -159,7 +159,6 @@ class RecordPool {
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_bytes_; }
   // The reservation: records are taken from its start upwards (freed ones are reused first).
   char* base() const { return base_; }
-  size_t reserved_bytes() const { return reserved_bytes_; }
 
   RecordPoolStats Stats() const;
 
