@@ -89,7 +89,19 @@ final class SpanPublisher {
   static void publish(
       ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
     IdCache.Ids ids = record.ids().select(spanContext); // only valid contexts are cached
-    if (ids == null && spanContext.isValid()) ids = load(record, spanContext); // null: not hex
+    if (ids != null) {
+      record.publish(spanContext, ids, edit);
+    } else {
+      publishUncached(record, spanContext, edit);
+    }
+  }
+
+  // publish for ids the cache does not have, a call of its own so that publish stays small enough
+  // for C2 to inline into every attach and close (see VtctxContextStorage.publish): decodes them,
+  // or leaves the record without context for a context without valid (hex) ids.
+  private static void publishUncached(
+      ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
+    IdCache.Ids ids = spanContext.isValid() ? load(record, spanContext) : null; // null: not hex
     record.publish(spanContext, ids, edit);
   }
 
