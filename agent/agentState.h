@@ -28,6 +28,11 @@ struct AgentState {
 // The single instance (static storage, never destructed).
 AgentState& Agent();
 
+// True once the agent is active (acquire: what activation set up is visible).
+inline bool AgentActive() {
+  return Agent().status.load(std::memory_order_acquire) == AgentStatus::kActive;
+}
+
 // The pool used on every event. Valid once the agent is active; never freed.
 inline RecordPool* g_pool = nullptr;
 

@@ -30,7 +30,7 @@ CallingRecord CarrierCallingRecord(JNIEnv* jni) {
 }  // namespace
 
 CallingRecord CallingThreadRecord(JNIEnv* jni) {
-  if (Agent().status.load(std::memory_order_acquire) != AgentStatus::kActive) return {};
+  if (!AgentActive()) return {};
   return Agent().options.channel == Channel::kIdentity ? IdentityCallingRecord(jni)
                                                        : CarrierCallingRecord(jni);
 }

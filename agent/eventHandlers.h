@@ -35,6 +35,9 @@ void DisableEvents(jvmtiEnv* jvmti, const MountEventIndexes& indexes);
 // and returns the calling thread's record (virtual or platform), or null.
 void* CurrentThreadRecord(jvmtiEnv* jvmti, JNIEnv* jni);
 
+// Events that ran on a thread that could get no agent state (the stats' stateless_events).
+uint64_t StatelessEvents();
+
 }  // namespace vtctx
 
 #endif  // VTCTX_AGENT_EVENT_HANDLERS_H_

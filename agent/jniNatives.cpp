@@ -22,21 +22,13 @@
 #include "stats.h"
 #include "threadAttributes.h"
 
-namespace {
-
-bool Active() {
-  return vtctx::Agent().status.load(std::memory_order_acquire) == vtctx::AgentStatus::kActive;
-}
-
-}  // namespace
-
 extern "C" {
 
 // The calling thread's record address (virtual or platform thread), binding one on first use after
 // a late attach; 0 if the agent is inactive or no record can be had. Stable for the thread's life.
 JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv* jni,
                                                                           jclass natives) {
-  if (!Active()) return 0;
+  if (!vtctx::AgentActive()) return 0;
   if (!vtctx::CalledByShim(vtctx::Agent().jvmti, jni, natives, "currentRecord")) return 0;
   return reinterpret_cast<jlong>(vtctx::CallingThreadRecord(jni).record);
 }
@@ -47,7 +39,7 @@ JNIEXPORT jlong JNICALL Java_io_vtctx_internal_AgentNatives_currentRecord(JNIEnv
 // buffer is garbage (recordViews.h): whoever keeps it can never reach another thread's record.
 JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffer(JNIEnv* jni,
                                                                                   jclass natives) {
-  if (!Active()) return nullptr;
+  if (!vtctx::AgentActive()) return nullptr;
   if (!vtctx::CalledByShim(vtctx::Agent().jvmti, jni, natives, "currentRecordBuffer")) {
     return nullptr;
   }
@@ -55,11 +47,11 @@ JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffe
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {
-  return Active() ? static_cast<jint>(vtctx::g_pool->record_size()) : 0;
+  return vtctx::AgentActive() ? static_cast<jint>(vtctx::g_pool->record_size()) : 0;
 }
 
 JNIEXPORT jboolean JNICALL Java_io_vtctx_internal_AgentNatives_isActive(JNIEnv*, jclass) {
-  return Active() ? JNI_TRUE : JNI_FALSE;
+  return vtctx::AgentActive() ? JNI_TRUE : JNI_FALSE;
 }
 
 // Attribute key index in the process context's key map, or -1 (see agent/threadAttributes.h).

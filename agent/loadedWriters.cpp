@@ -10,10 +10,11 @@
 #include <cstring>
 #include <utility>
 
+#include "vtctx/record.h"
+
 namespace vtctx {
 namespace {
 
-constexpr char kThreadContextSymbol[] = "otel_thread_ctx_v1";
 #if defined(__x86_64__)
 constexpr uint32_t kTlsDescRelocation = R_X86_64_TLSDESC;
 #elif defined(__aarch64__)
@@ -197,7 +198,7 @@ struct FindOther {
     auto* search = static_cast<FindOther*>(data);
     const LoadedObject object(info);
     if (object.Contains(SelfAddress())) return 0;
-    const uint32_t index = object.DefinedTlsSymbol(kThreadContextSymbol);
+    const uint32_t index = object.DefinedTlsSymbol(VTCTX_TLS_SYMBOL);
     if (index == kNoSymbol) return 0;
     const char* name = info->dlpi_name;
     search->found.path = (name != nullptr && name[0] != '\0') ? name : "[main program]";
@@ -213,7 +214,7 @@ struct ShareSlot {
     auto* share = static_cast<ShareSlot*>(data);
     const LoadedObject self(info);
     if (!self.Contains(SelfAddress())) return 0;
-    ElfW(Addr)* own = self.TlsDescriptor(self.DefinedTlsSymbol(kThreadContextSymbol));
+    ElfW(Addr)* own = self.TlsDescriptor(self.DefinedTlsSymbol(VTCTX_TLS_SYMBOL));
     share->error = own == nullptr ? "no TLSDESC descriptor of our own" : Copy(self, own, *share);
     return 1;
   }

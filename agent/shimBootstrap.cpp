@@ -11,8 +11,7 @@
 
 extern "C" JNIEXPORT jlong JNICALL
 Java_io_vtctx_internal_AgentBootstrap_bindAgentNatives(JNIEnv* jni, jobject klass) {
-  if (vtctx::Agent().status.load(std::memory_order_acquire) == vtctx::AgentStatus::kActive &&
-      klass != nullptr) {
+  if (vtctx::AgentActive() && klass != nullptr) {
     vtctx::BindShimNativesFor(jni, klass, vtctx::Agent().options.shim_loaders);
   }
   return 0;

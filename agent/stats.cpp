@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agentState.h"
+#include "eventHandlers.h"
 #include "identityIndex.h"
 #include "log.h"
 #include "ownedFile.h"

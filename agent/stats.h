@@ -23,9 +23,6 @@ void CloseStatsFile();
 // from VMDeath and Agent_OnUnload.
 void WriteStatsFileOnce();
 
-// Events that ran on a thread without agent state (see eventHandlers.cpp).
-uint64_t StatelessEvents();
-
 }  // namespace vtctx
 
 #endif  // VTCTX_AGENT_STATS_H_

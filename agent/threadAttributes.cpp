@@ -32,8 +32,6 @@ std::atomic<bool> g_logged[kReasonCount];
 
 bool FirstTime(int reason) { return !g_logged[reason].exchange(true, std::memory_order_relaxed); }
 
-bool Active() { return Agent().status.load(std::memory_order_acquire) == AgentStatus::kActive; }
-
 // Clears an exception a JNI call left pending (we must not throw into Java). True if there was one.
 bool ClearedException(JNIEnv* jni) {
   if (!jni->ExceptionCheck()) return false;
@@ -45,7 +43,7 @@ bool ClearedException(JNIEnv* jni) {
 }  // namespace
 
 jint RegisterAttributeKey(JNIEnv* jni, jstring key) {
-  if (!Active()) {
+  if (!AgentActive()) {
     if (FirstTime(kInactive)) LogError("registerAttributeKey: the agent is not active");
     return -1;
   }
@@ -89,7 +87,7 @@ jint RegisterAttributeKey(JNIEnv* jni, jstring key) {
 }
 
 jint SetThreadAttribute(JNIEnv* jni, jint key_index, jstring value) {
-  if (!Active()) {
+  if (!AgentActive()) {
     if (FirstTime(kInactive)) LogError("setAttribute: the agent is not active");
     return -1;
   }

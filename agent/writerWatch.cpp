@@ -12,6 +12,7 @@
 #include "log.h"
 #include "processContextInit.h"
 #include "shimLink.h"
+#include "vtctx/record.h"
 
 namespace vtctx {
 namespace {
@@ -59,7 +60,7 @@ void CheckForOtherWriters(jvmtiEnv* jvmti, JNIEnv* jni) {
     if (const OtherWriter other = FindOtherThreadContextWriter(); !other.path.empty()) {
       g_other_writers.store(1);
       const std::string what = "another OTEP 4947 writer was loaded after vtctx: " + other.path +
-                               " defines otel_thread_ctx_v1";
+                               " defines " VTCTX_TLS_SYMBOL;
       Disable(what.c_str());
     }
   }

@@ -39,7 +39,8 @@ def parse_args():
     p.add_argument("--agent", required=True, help="libvtctx.so")
     p.add_argument("--reader", required=True, help="vtctx-reader")
     p.add_argument("--classpath", required=True, help="demo jar, OpenTelemetry SDK, shim jar")
-    p.add_argument("--native-dir", required=True, help="directory of libvtctx_demo_native.so")
+    p.add_argument("--native-dir", required=True,
+                   help="directory of libvtctx_demo_native.so and vtctx_demo_flamegraph")
     p.add_argument("--out", required=True)
     p.add_argument("--seconds", type=float, default=20, help="profiled load phase")
     p.add_argument("--warmup", type=float, default=4)
@@ -205,9 +206,10 @@ def analyse(args, out, window, summaries):
                      "reports: the trace tagged on the sampled OS thread):", results["naive"])
     report.print_comparison(results, crosses, ATTRIBUTIONS)
 
-    root = slowGraph.write(out, slow_traces, SLOW_ENDPOINT, len(results["vtctx"]["slow"]))
+    kept = slowGraph.write(out, slow_traces, SLOW_ENDPOINT, len(results["vtctx"]["slow"]),
+                           os.path.join(args.native_dir, "vtctx_demo_flamegraph"))
     say(f"Where the slow requests' CPU goes (share of their samples, from the span-filtered flame "
-        f"graph): {slowGraph.hot_frames(root)}")
+        f"graph): {slowGraph.hot_frames(kept)}")
     lost = re.search(r"stacks_lost=(\d+)", summaries["folded"])
     total = re.search(r"samples=(\d+)", summaries["folded"])
     if lost and total:

@@ -9,7 +9,7 @@
 #
 #   --quick       a short run (3 s warm-up, 8 s profile) as ctest runs it
 #   --skip-setup  no install-deps, no CMake build: use the existing build (ctest does)
-# The CMake build is only what the demo runs: the agent, the reader and the demo's native helper.
+# The CMake build is only what the demo runs: the agent, the reader and the demo's native helpers.
 # Ends with one line "RESULT OK ..." (exit 0) or "RESULT FAIL <reason>" (exit 1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,13 +40,13 @@ fi
 if ((setup)); then
   bash scripts/install-deps.sh
   cmake -S . -B "$build" -G Ninja >/dev/null
-  cmake --build "$build" --target vtctx vtctx-reader vtctx_demo_native
+  cmake --build "$build" --target vtctx vtctx-reader vtctx_demo_native vtctx_demo_flamegraph
 fi
 source scripts/lib/jdk.sh
 source scripts/lib/version.sh
 jdk=$(vtctx_find_jdk)
 for f in "$build/agent/libvtctx.so" "$build/reader-bpf/vtctx-reader" \
-  "$build/demo/libvtctx_demo_native.so"; do
+  "$build/demo/libvtctx_demo_native.so" "$build/demo/vtctx_demo_flamegraph"; do
   [[ -e $f ]] || { echo "demo: $f is missing; build first (drop --skip-setup)" >&2; exit 1; }
 done
 

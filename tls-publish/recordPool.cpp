@@ -42,14 +42,6 @@ void RaiseTo(std::atomic<uint64_t>& max, uint64_t value) {
   }
 }
 
-// Next-batch links are read concurrently by stale Pop()s (see taggedIndexStack.h): always atomic.
-uint32_t LoadLink(uint32_t& link) {
-  return std::atomic_ref<uint32_t>(link).load(std::memory_order_relaxed);
-}
-void StoreLink(uint32_t& link, uint32_t value) {
-  std::atomic_ref<uint32_t>(link).store(value, std::memory_order_relaxed);
-}
-
 // Bytes of private pages in [begin, begin + length), from an open /proc/self/pagemap: one 64-bit
 // entry per page, bit 63 present, bit 56 mapped exclusively (the shared zero page and pages shared
 // with another process are not). 0 on error.
@@ -196,7 +188,7 @@ uint32_t RecordPool::LinkBatches(uint64_t first_slot, uint64_t count, uint32_t* 
       links_[first_slot + b + i].next = i + 1 < n ? static_cast<uint32_t>(head + i + 1) : 0;
     }
     if (prev_head != 0) {
-      StoreLink(Link(prev_head).next_batch, head);
+      record_pool::StoreLink(Link(prev_head).next_batch, head);
     } else {
       first_head = head;
     }
@@ -211,7 +203,7 @@ bool RecordPool::ReviveChunk(RecordCache& cache) {
   if (chunk == 0) return false;
   // The chunk was popped, so no trim holds it: its pages stay as they are until it is trimmed
   // again, which needs all its records back in the shared stack.
-  const uint64_t first = ChunkSlot(chunk);
+  const uint64_t first = Tiling().FirstSlot(chunk);
   TouchPages(reinterpret_cast<const char*>(At(static_cast<uint32_t>(first + 1))),
              chunk_records_ * record_size_);
   const uint64_t take = std::min<uint64_t>(RecordCache::kBatch, chunk_records_);
@@ -298,6 +290,13 @@ uint64_t RecordPool::TrimIfWanted() {
   return TrimWanted() ? Trim() : 0;
 }
 
+uint64_t RecordPool::GiveBack(int pagemap, char* begin, size_t length) {
+  // What is given back is what was private: pages only ever read hold the zero page, which costs
+  // nothing.
+  const uint64_t resident = pagemap >= 0 ? PrivateBytes(pagemap, begin, length) : length;
+  return madvise(begin, length, MADV_DONTNEED) == 0 ? resident : 0;
+}
+
 uint64_t RecordPool::Trim() {
   if (base_ == nullptr || chunks_per_slab_ == 0) return 0;
   if (trimming_.exchange(true, std::memory_order_acquire)) return 0;
@@ -307,11 +306,10 @@ uint64_t RecordPool::Trim() {
   peak_since_trim_.store(carved - std::min(carved, shared_free_.load(std::memory_order_relaxed)),
                          std::memory_order_relaxed);
   // Chunks wholly below the carving frontier (trimmed chunks are among them: it only grows).
-  const uint64_t chunks = carved / records_per_slab_ * chunks_per_slab_ +
-                          std::min(chunks_per_slab_, carved % records_per_slab_ / chunk_records_);
-  // Per chunk: how many of its records are in the shared stack, then kNew / kOld for chunks
-  // trimmed now / before. Scratch from mmap: no malloc, and a failure just skips this trim.
-  constexpr uint16_t kNew = 0xffff, kOld = 0xfffe;
+  const record_pool::ChunkTiling tiling = Tiling();
+  const uint64_t chunks = tiling.ChunksBelow(carved);
+  // One mark per chunk (recordPoolTrim.h). Scratch from mmap: no malloc, and a failure just skips
+  // this trim.
   const size_t scratch_bytes = chunks * sizeof(uint16_t);
   void* scratch = chunks == 0 ? MAP_FAILED
                               : mmap(nullptr, scratch_bytes, PROT_READ | PROT_WRITE,
@@ -321,142 +319,40 @@ uint64_t RecordPool::Trim() {
     return 0;
   }
   uint16_t* mark = static_cast<uint16_t*>(scratch);
-  auto chunk_of = [&](uint32_t index) -> uint64_t {
-    const uint64_t c = ChunkOfSlot(index - 1);
-    return c <= chunks ? c : 0;
-  };
 
   // 1. Detach the shared stack (from here on no Take can reach these records) and count.
   const uint32_t top = free_batches_.PopAll();
-  for (uint32_t b = top; b != 0; b = LoadLink(Link(b).next_batch)) {
-    for (uint32_t r = b; r != 0; r = Link(r).next) {
-      if (const uint64_t c = chunk_of(r)) ++mark[c - 1];
-    }
-  }
-  // 2. Put back every record of a chunk that is not wholly free, rebatched. Only links of records
-  // already walked are rewritten (a batch's next-batch link is read before its records).
-  uint32_t new_top = 0, new_last = 0, head = 0, tail = 0, n = 0;
-  auto close_batch = [&] {
-    if (n == 0) return;
-    Link(tail).next = 0;
-    if (new_last != 0) {
-      StoreLink(Link(new_last).next_batch, head);
-    } else {
-      new_top = head;
-    }
-    new_last = head;
-    n = 0;
-  };
-  for (uint32_t b = top; b != 0;) {
-    const uint32_t next_batch = LoadLink(Link(b).next_batch);
-    for (uint32_t r = b; r != 0;) {
-      const uint32_t next = Link(r).next;
-      const uint64_t c = chunk_of(r);
-      if (c == 0 || mark[c - 1] != chunk_records_) {
-        if (n == 0) {
-          head = r;
-        } else {
-          Link(tail).next = r;
-        }
-        tail = r;
-        if (++n == RecordCache::kBatch) close_batch();
-      }
-      r = next;
-    }
-    b = next_batch;
-  }
-  close_batch();
-  if (new_top != 0) free_batches_.PushChain(new_top, new_last);
-
+  record_pool::CountFreePerChunk(links_, top, tiling, chunks, mark);
+  // 2. Put back every record of a chunk that is not wholly free, rebatched.
+  const record_pool::NodeChain kept =
+      record_pool::RebatchPartlyFree(links_, top, tiling, chunks, mark, RecordCache::kBatch);
+  if (kept.first != 0) free_batches_.PushChain(kept.first, kept.last);
   // 3. Every trimmed chunk is ours now: the wholly free ones (new) and, detached, the old ones.
-  uint64_t fresh = 0;
-  for (uint64_t c = 0; c < chunks; ++c) {
-    if (mark[c] == chunk_records_) {
-      mark[c] = kNew;
-      ++fresh;
-    } else {
-      mark[c] = 0;
-    }
-  }
-  for (uint32_t c = trimmed_chunks_.PopAll(); c != 0; c = LoadLink(chunk_links_[c - 1])) {
-    if (c <= chunks) mark[c - 1] = kOld;
-  }
-
-  // 4. Zap the new chunks' records, one madvise per run of adjacent chunks. What is given back is
-  // what was private (pages only ever read hold the zero page, which costs nothing), or everything
-  // zapped where pagemap cannot be read.
+  const uint64_t fresh = record_pool::MarkTrimmedChunks(chunk_links_, trimmed_chunks_.PopAll(),
+                                                        chunks, chunk_records_, mark);
+  // 4. Zap the new chunks' records, one madvise per run of adjacent chunks.
   const int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   uint64_t given_back = 0;
-  auto zap = [&](char* begin, size_t length) {
-    const uint64_t resident = pagemap >= 0 ? PrivateBytes(pagemap, begin, length) : length;
-    if (madvise(begin, length, MADV_DONTNEED) == 0) given_back += resident;
-  };
-  const size_t chunk_bytes = chunk_records_ * record_size_;
-  auto chunk_begin = [&](uint64_t c) {  // 0-based
-    return reinterpret_cast<char*>(At(static_cast<uint32_t>(ChunkSlot(c + 1) + 1)));
-  };
-  for (uint64_t c = 0; c < chunks;) {
-    if (mark[c] != kNew) {
-      ++c;
-      continue;
-    }
-    char* begin = chunk_begin(c);
-    char* end = begin + chunk_bytes;
-    for (++c; c < chunks && mark[c] == kNew && chunk_begin(c) == end; ++c) end += chunk_bytes;
-    zap(begin, end - begin);
-  }
-  // 5. Zap link and holder pages used only by trimmed chunks, at least one of them new (the
-  // others' pages were zapped when they were trimmed). Runs of trimmed chunks adjacent in slot
-  // order. Both holder arrays have the links' geometry (8 bytes per record): the same pages of
-  // each.
+  record_pool::ZapChunksTrimmedNow(
+      mark, chunks, chunk_records_ * record_size_,
+      [&](uint64_t c) {  // 0-based
+        return reinterpret_cast<char*>(At(static_cast<uint32_t>(tiling.FirstSlot(c + 1) + 1)));
+      },
+      [&](char* begin, size_t length) { given_back += GiveBack(pagemap, begin, length); });
+  // 5. Zap the link and holder pages that only trimmed chunks use. Both holder arrays have the
+  // links' geometry (8 bytes per record): the same pages of each.
   static_assert(sizeof(FreeLink) == sizeof(std::atomic<uint64_t>));
-  const char* links = reinterpret_cast<const char*>(links_);
-  const char* holders = reinterpret_cast<const char*>(holders_);
-  const char* holder_ids = reinterpret_cast<const char*>(holder_ids_);
-  for (uint64_t c = 0; c < chunks;) {
-    if (mark[c] == 0) {
-      ++c;
-      continue;
-    }
-    const uint64_t first_slot = ChunkSlot(c + 1);
-    uint64_t end_slot = first_slot + chunk_records_;
-    for (++c; c < chunks && mark[c] != 0 && ChunkSlot(c + 1) == end_slot; ++c) {
-      end_slot += chunk_records_;
-    }
-    const size_t from = (first_slot * sizeof(FreeLink) + page_size_ - 1) / page_size_ * page_size_;
-    const size_t to = end_slot * sizeof(FreeLink) / page_size_ * page_size_;
-    size_t zap_from = to;  // the open range of pages to zap
-    for (size_t page = from; page <= to; page += page_size_) {
-      bool has_new = false;
-      if (page < to) {
-        const uint64_t lo = ChunkOfSlot(page / sizeof(FreeLink));
-        const uint64_t hi = ChunkOfSlot((page + page_size_) / sizeof(FreeLink) - 1);
-        for (uint64_t k = lo; k <= hi && !has_new; ++k) has_new = mark[k - 1] == kNew;
-      }
-      if (has_new && zap_from == to) zap_from = page;
-      if (!has_new && zap_from != to) {
-        zap(const_cast<char*>(links) + zap_from, page - zap_from);
-        zap(const_cast<char*>(holders) + zap_from, page - zap_from);
-        zap(const_cast<char*>(holder_ids) + zap_from, page - zap_from);
-        zap_from = to;
-      }
-    }
-  }
-  // 6. Give all trimmed chunks back, lowest first on top: revived first, they keep the pool's
-  // resident records low in the reservation.
-  uint32_t first_chunk = 0, prev_chunk = 0;
-  for (uint64_t c = 0; c < chunks; ++c) {
-    if (mark[c] == 0) continue;
-    const auto chunk = static_cast<uint32_t>(c + 1);
-    if (prev_chunk != 0) {
-      StoreLink(chunk_links_[prev_chunk - 1], chunk);
-    } else {
-      first_chunk = chunk;
-    }
-    prev_chunk = chunk;
-  }
+  record_pool::ZapSidePagesOfTrimmedChunks(
+      mark, chunks, tiling, page_size_, [&](size_t offset, size_t length) {
+        given_back += GiveBack(pagemap, reinterpret_cast<char*>(links_) + offset, length);
+        given_back += GiveBack(pagemap, reinterpret_cast<char*>(holders_) + offset, length);
+        given_back += GiveBack(pagemap, reinterpret_cast<char*>(holder_ids_) + offset, length);
+      });
+  // 6. Give all trimmed chunks back, lowest first on top.
+  const record_pool::NodeChain trimmed =
+      record_pool::ChainTrimmedChunks(chunk_links_, chunks, mark);
   trimmed_records_.fetch_add(fresh * chunk_records_, std::memory_order_relaxed);
-  if (first_chunk != 0) trimmed_chunks_.PushChain(first_chunk, prev_chunk);
+  if (trimmed.first != 0) trimmed_chunks_.PushChain(trimmed.first, trimmed.last);
   trimmed_bytes_.fetch_add(given_back, std::memory_order_relaxed);
   if (pagemap >= 0) close(pagemap);
   munmap(scratch, scratch_bytes);

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "recordPoolTrim.h"
 #include "taggedIndexStack.h"
 #include "threadContextRecord.h"
 
@@ -158,7 +159,6 @@ class RecordPool {
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_bytes_; }
   // The reservation: records are taken from its start upwards (freed ones are reused first).
   char* base() const { return base_; }
-  size_t reserved_bytes() const { return reserved_bytes_; }
 
   RecordPoolStats Stats() const;
 
@@ -166,11 +166,7 @@ class RecordPool {
   uint64_t ResidentBytes() const;
 
  private:
-  // Links of a free record (side array indexed by slot = index - 1).
-  struct FreeLink {
-    uint32_t next_batch;  // in the shared stack: the next batch's first record (batch heads only)
-    uint32_t next;        // the next record of this batch, 0 at its end
-  };
+  using FreeLink = record_pool::FreeLink;
   struct BatchLink {
     const RecordPool* pool;
     uint32_t& operator()(uint32_t index) const { return pool->Link(index).next_batch; }
@@ -213,6 +209,9 @@ class RecordPool {
   void MaybeRequestTrim();
   bool EnsureCommitted(uint64_t end_record);
   void TouchPages(const char* begin, size_t length) const;
+  // Trim()'s madvise of [begin, begin + length): returns the private bytes given back
+  // (ResidentBytesOf(), or `length` where /proc/self/pagemap could not be opened: pagemap < 0).
+  static uint64_t GiveBack(int pagemap, char* begin, size_t length);
   uint32_t LinkBatches(uint64_t first_slot, uint64_t count, uint32_t* last_head);
 
   // Slot k (0-based) lives in slab k / per_slab; index = k + 1 (0 means "none"). Power-of-two
@@ -232,17 +231,10 @@ class RecordPool {
   }
   FreeLink& Link(uint32_t index) const { return links_[index - 1]; }
 
-  // Chunk c (1-based) is the chunk_records_ records from ChunkSlot(c); chunks tile each slab from
-  // its start (its last records may belong to none: they are never trimmed).
-  uint64_t ChunkSlot(uint64_t chunk) const {
-    const uint64_t c = chunk - 1;
-    return (c / chunks_per_slab_) * records_per_slab_ + (c % chunks_per_slab_) * chunk_records_;
-  }
-  // The chunk holding slot k, or 0.
-  uint64_t ChunkOfSlot(uint64_t k) const {
-    const uint64_t in_slab = k % records_per_slab_ / chunk_records_;
-    if (in_slab >= chunks_per_slab_) return 0;
-    return k / records_per_slab_ * chunks_per_slab_ + in_slab + 1;
+  // Chunk c (1-based) is the chunk_records_ records from Tiling().FirstSlot(c); chunks tile each
+  // slab from its start (its last records may belong to none: they are never trimmed).
+  record_pool::ChunkTiling Tiling() const {
+    return {records_per_slab_, chunk_records_, chunks_per_slab_};
   }
 
   size_t record_size_;

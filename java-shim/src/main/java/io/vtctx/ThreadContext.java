@@ -64,21 +64,20 @@ public final class ThreadContext {
     Objects.requireNonNull(traceIdHex, "traceIdHex");
     Objects.requireNonNull(spanIdHex, "spanIdHex");
     ThreadRecord r = ThreadRecord.current();
-    IdCache.Ids ids = // checks the ids even without the agent
-        r != null
-            ? r.loadIds(null, traceIdHex, spanIdHex, traceFlags, false, null)
-            : new IdCache().load(null, traceIdHex, spanIdHex, traceFlags);
-    if (ids == null) {
+    IdCache.Ids ids =
+        r != null ? r.loadIds(null, traceIdHex, spanIdHex, traceFlags, false, null) : null;
+    // Checked the same way without the agent.
+    if (r != null ? ids == null : !IdCache.isHex(traceIdHex, spanIdHex)) {
       throw new IllegalArgumentException(
           "not a W3C trace-id (32 hex digits) and span-id (16): " + traceIdHex + ", " + spanIdHex);
     }
-    if (r != null) r.publish(ids);
+    if (r != null) r.publish(null, ids, null);
   }
 
   /** Detaches: the thread's record carries no context (valid=0) until the next set. */
   public static void clear() {
     ThreadRecord r = ThreadRecord.current();
-    if (r != null) r.clear();
+    if (r != null) r.publish(0L, 0L, 0L, 0); // all-zero ids: no context
   }
 
   /**

@@ -9,6 +9,14 @@ import java.nio.file.Path;
 /**
  * What the CPU does fast, read once from {@code /proc/cpuinfo} (Linux, like the agent). Used to
  * pick between equivalent code paths; a wrong answer costs speed, never correctness.
+ *
+ * <p>Why a file and not the platform: no Java API reports the CPU's vendor, family or features,
+ * and the JVM's own choice does not answer the question. HotSpot's C2 (JDK 21 to 25) emits PEXT
+ * for {@link Long#compress} on every CPU with BMI2 (its {@code UseBMI2Instructions}), Zen 1 and 2
+ * included, where that is microcode slower than the shifts (OpenJDK's JDK-8373613 proposes to gate
+ * it on a fast-BMI2 feature). The choice is worth 34.3 against 21.4 ns per new trace's decode
+ * (docs/results/shim.md, "Decoding"); reading the first processor's block costs one short file
+ * read at class initialization, on the first decode.
  */
 final class CpuFeatures {
   /** Overrides the detection: {@code -Dio.vtctx.bitCompress=true|false}. */

@@ -98,7 +98,9 @@ public final class IdCache {
   /**
    * Decodes the ids into the older entry, which becomes the recent one under {@code key}, and
    * returns it; or returns null and caches nothing if they are not hex of the right length (32 and
-   * 16 digits). A null key is never selected again.
+   * 16 digits). A null key is never selected again. The replacement rule: a load replaces exactly
+   * the entry it returns, whose previous key and ids are gone ({@link ThreadRecord#loadIds}, the
+   * only caller outside tests, lets go of that entry's source through the returned entry).
    *
    * @param hexDigits promises that both strings consist of hex digits only (OpenTelemetry's own
    *     SpanContext generated or validated them): they are then decoded 8 digits at a time without
@@ -110,7 +112,7 @@ public final class IdCache {
   // byte; for hex digits (ASCII) that is the digit, and it is the only public String API that
   // copies chars into a byte array without allocating one.
   @SuppressWarnings("deprecation")
-  public Ids load(
+  Ids load(
       Object key, String traceHex, String spanHex, int flags, boolean hexDigits, Ids sameTrace) {
     if (traceHex.length() != 32 || spanHex.length() != 16) return null;
     error = 0;
@@ -145,8 +147,13 @@ public final class IdCache {
   }
 
   /** Like {@code load(key, traceHex, spanHex, flags, false, null)}: every char is checked. */
-  public Ids load(Object key, String traceHex, String spanHex, int flags) {
+  Ids load(Object key, String traceHex, String spanHex, int flags) {
     return load(key, traceHex, spanHex, flags, false, null);
+  }
+
+  /** True if these are a trace-id and span-id that {@link #load} accepts (checked char by char). */
+  public static boolean isHex(String traceHex, String spanHex) {
+    return new IdCache().load(null, traceHex, spanHex, 0) != null;
   }
 
   // The 16 hex digits at digits[offset..] of the scratch copy (hex digits are ASCII, so the low

@@ -46,12 +46,18 @@ public final class ThreadRecord {
   private int writtenState = UNKNOWN;
   private static final int CLEARED = -1;
   private static final int UNKNOWN = -2;
-  // What a publisher of attributes (the OpenTelemetry storage) remembers about the attributes it
-  // put in this record; dropped by every other attribute write, so it never trusts a stale memory.
-  private Object attributeMemo;
+  // The edit that last wrote this record's attributes and remembers what it put there (the
+  // OpenTelemetry storage's copier); dropped by every other attribute write, so that it never
+  // trusts a stale memory.
+  private AttributeEdit attributeOwner;
 
   private ThreadRecord(ByteBuffer view) {
     this.view = view;
+  }
+
+  /** A record object over {@code view}, not cached for any thread: for tests of the write path. */
+  static ThreadRecord over(ByteBuffer view) {
+    return new ThreadRecord(view);
   }
 
   /** The calling thread's record, or null if there is none (agent absent, or no record). */
@@ -89,41 +95,62 @@ public final class ThreadRecord {
     return r;
   }
 
-  /** Publishes these ids and flags unless the record already holds exactly them. */
-  public void publish(long traceHigh, long traceLow, long span, int flags) {
-    write(traceHigh, traceLow, span, flags);
-    holdOther(null); // no source: holds() is false until the next publish from one
+  /** Changes attributes inside a rewrite that {@link ThreadRecord} runs (payload stores only). */
+  public interface AttributeEdit {
+    void apply(ByteBuffer record);
   }
 
   /**
-   * Publishes the ids of {@code entry}, an entry of this thread's {@link #ids()} cache, unless the
-   * record already holds them; afterwards {@link #holds(Object) holds(entry.key())} is true.
+   * Publishes these ids and flags, unless the record already holds exactly them; all-zero ids
+   * (W3C: invalid) leave it without context (valid=0, ids zero). Holds no source afterwards.
    */
-  public void publish(IdCache.Ids entry) {
-    int slot = entry.slot();
-    if (held == slot) return; // the same entry, so the same source and ids
-    write(entry.traceHigh(), entry.traceLow(), entry.span(), entry.flags());
+  public void publish(long traceHigh, long traceLow, long span, int flags) {
+    write(traceHigh, traceLow, span, flags, null);
+    holdOther(null);
+  }
+
+  /**
+   * Publishes the context of {@code source}: {@code ids}, an entry of this thread's {@link #ids()}
+   * cache loaded under {@code source}, or no context (valid=0) if {@code ids} is null or all zero.
+   * With an {@code edit}, the attributes change in the same rewrite (valid=0, ids, attributes,
+   * valid=1), so a reader never sees the new span with the old span's attributes or the reverse;
+   * without one, nothing is written if the record holds these ids already. Afterwards {@link
+   * #holds(Object) holds(source)} is true.
+   */
+  public void publish(Object source, IdCache.Ids ids, AttributeEdit edit) {
+    if (ids == null) {
+      write(0L, 0L, 0L, 0, edit);
+      holdOther(source);
+      return;
+    }
+    int slot = ids.slot();
+    if (held == slot && edit == null) return; // the same entry, so the same source and ids
+    write(ids.traceHigh(), ids.traceLow(), ids.span(), ids.flags(), edit);
     held = slot;
   }
 
-  // Writes these ids and flags unless the record holds exactly them (all-zero ids clear it).
-  private void write(long traceHigh, long traceLow, long span, int flags) {
+  // The one write path. Stores only what differs from what this object last wrote (exact, see
+  // writtenState): a span change inside a trace, the common one, stores the span-id between
+  // valid=0 and valid=1 (three stores instead of five). Without an edit, an unchanged publish or
+  // clear stores nothing.
+  private void write(long traceHigh, long traceLow, long span, int flags, AttributeEdit edit) {
     if ((traceHigh | traceLow) == 0 || span == 0) { // W3C: all-zero ids are invalid
-      writeClear();
+      if (writtenState == CLEARED && edit == null) return;
+      RecordWriter.clear(view); // valid=0, ids zero; stays valid=0
+      if (edit != null) edit.apply(view);
+      written(0L, 0L, 0L, CLEARED);
       return;
     }
     flags &= 0xff;
     // Ids are never zero here, so an equal trace-id was written by a publish and is still there.
     boolean sameTrace = writtenHigh == traceHigh && writtenLow == traceLow;
-    if (!sameTrace || writtenSpan != span || writtenState != flags) {
-      // Only the words that change are stored: a span change inside a trace, the common one,
-      // stores the span-id between valid=0 and valid=1 (three stores instead of five).
-      RecordWriter.begin(view);
-      if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
-      RecordWriter.putSpanId(view, span);
-      RecordWriter.end(view, flags);
-      written(traceHigh, traceLow, span, flags);
-    }
+    if (sameTrace && writtenSpan == span && writtenState == flags && edit == null) return;
+    RecordWriter.begin(view);
+    if (!sameTrace) RecordWriter.putTraceId(view, traceHigh, traceLow);
+    RecordWriter.putSpanId(view, span);
+    if (edit != null) edit.apply(view);
+    RecordWriter.end(view, flags);
+    written(traceHigh, traceLow, span, flags);
   }
 
   private void holdOther(Object source) {
@@ -136,60 +163,6 @@ public final class ThreadRecord {
     writtenLow = traceLow;
     writtenSpan = span;
     writtenState = state;
-  }
-
-  /** Changes attributes inside a rewrite that {@link ThreadRecord} runs (payload stores only). */
-  public interface AttributeEdit {
-    void apply(ByteBuffer record);
-  }
-
-  /**
-   * Publishes these ids and flags and applies {@code edit} to the attributes, all in ONE in-place
-   * rewrite (valid=0, ids, attributes, valid=1), so a reader never sees the new span with the old
-   * span's attributes or the reverse. Always writes. All-zero ids clear instead (the edit still
-   * applies).
-   */
-  public void publish(IdCache.Ids entry, AttributeEdit edit) {
-    long traceHigh = entry.traceHigh();
-    long traceLow = entry.traceLow();
-    long span = entry.span();
-    if ((traceHigh | traceLow) == 0 || span == 0) {
-      clear(entry.key(), edit);
-      return;
-    }
-    RecordWriter.begin(view);
-    RecordWriter.putIds(view, traceHigh, traceLow, span);
-    edit.apply(view);
-    RecordWriter.end(view, entry.flags());
-    written(traceHigh, traceLow, span, entry.flags() & 0xff);
-    held = entry.slot();
-  }
-
-  /** Leaves the record without context (valid=0, ids zero) and applies {@code edit}, in one go. */
-  public void clear(Object source, AttributeEdit edit) {
-    RecordWriter.begin(view);
-    RecordWriter.putIds(view, 0L, 0L, 0L);
-    edit.apply(view);
-    written(0L, 0L, 0L, CLEARED);
-    holdOther(source);
-  }
-
-  /** Leaves the record without context (valid=0), unless it already is. */
-  public void clear() {
-    clear(null);
-  }
-
-  /** Like {@link #clear()}, for a source that has no valid context. */
-  public void clear(Object source) {
-    writeClear();
-    holdOther(source);
-  }
-
-  private void writeClear() {
-    if (writtenState != CLEARED) {
-      RecordWriter.clear(view);
-      written(0L, 0L, 0L, CLEARED);
-    }
   }
 
   /** True if the last publish or clear was for this same (non-null) source object. */
@@ -207,7 +180,7 @@ public final class ThreadRecord {
    * which checks it.
    */
   public int setAttribute(int key, String value) {
-    attributeMemo = null;
+    attributeOwner = null;
     if (AttributeKeys.isKnown(key)) return AttributeWriter.set(view, key, value);
     if (key < 0) return -1;
     int stored = AgentNatives.setAttribute(key, value);
@@ -215,13 +188,17 @@ public final class ThreadRecord {
     return stored;
   }
 
-  /** What the attribute publisher last stored here (null: nothing, or another write since). */
-  public Object attributeMemo() {
-    return attributeMemo;
+  /**
+   * The edit that last wrote this record's attributes through {@link #publish(Object, IdCache.Ids,
+   * AttributeEdit)} and was made their owner, or null: none, or another attribute write since.
+   */
+  public AttributeEdit attributeOwner() {
+    return attributeOwner;
   }
 
-  public void attributeMemo(Object memo) {
-    attributeMemo = memo;
+  /** Makes {@code edit} the owner of this record's attributes (see {@link #attributeOwner()}). */
+  public void attributeOwner(AttributeEdit edit) {
+    attributeOwner = edit;
   }
 
   /** This thread's id cache (created at first use: the plain API does not need it). */
@@ -231,8 +208,8 @@ public final class ThreadRecord {
   }
 
   /**
-   * {@link IdCache#load} into this thread's cache: use this, not the cache's own load, whenever
-   * the record may hold an entry of the cache (the load replaces one).
+   * {@link IdCache#load} into this thread's cache, for a publish: if the load replaces the entry
+   * the record holds, the record no longer holds that entry's source.
    */
   public IdCache.Ids loadIds(
       Object key,
@@ -241,8 +218,8 @@ public final class ThreadRecord {
       int flags,
       boolean hexDigits,
       IdCache.Ids sameTrace) {
-    IdCache c = ids();
-    if (held == c.older().slot()) holdOther(null); // its key and ids are about to change
-    return c.load(key, traceHex, spanHex, flags, hexDigits, sameTrace);
+    IdCache.Ids loaded = ids().load(key, traceHex, spanHex, flags, hexDigits, sameTrace);
+    if (loaded != null && held == loaded.slot()) holdOther(null); // its key and ids changed
+    return loaded;
   }
 }

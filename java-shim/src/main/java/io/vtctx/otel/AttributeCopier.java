@@ -68,11 +68,10 @@ final class AttributeCopier implements ThreadRecord.AttributeEdit {
 
   /** The copier of {@code record}, made for {@code keys} (created or reconfigured if needed). */
   static AttributeCopier of(ThreadRecord record, CopiedKeys keys) {
-    AttributeCopier c =
-        record.attributeMemo() instanceof AttributeCopier existing ? existing : null;
+    AttributeCopier c = SpanPublisher.copierOf(record);
     if (c == null) {
       c = new AttributeCopier(keys);
-      record.attributeMemo(c);
+      record.attributeOwner(c);
     } else if (c.keys != keys) {
       c.staleKeys = c.keys;
       c.keys = keys;

@@ -32,7 +32,7 @@ final class DecoratingStorage extends VtctxContextStorage {
         // thread"), so neither the attach nor the close has anything to write: hand back the
         // delegate's own scope.
         if (record.holds(spanContext)) return scope;
-        SpanPublisher.publishIds(record, spanContext);
+        SpanPublisher.publish(record, spanContext, null);
       } catch (RuntimeException | LinkageError e) {
         publishFailed(e);
       }

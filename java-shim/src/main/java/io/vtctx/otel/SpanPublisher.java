@@ -49,13 +49,11 @@ final class SpanPublisher {
     if (record.holds(spanContext)) return;
     CopiedKeys keys = RecordAttributeConfig.keys();
     AttributeCopier copier =
-        keys.size() == 0 && !(record.attributeMemo() instanceof AttributeCopier)
-            ? null
-            : AttributeCopier.of(record, keys);
+        keys.size() == 0 && copierOf(record) == null ? null : AttributeCopier.of(record, keys);
     if (copier != null && copier.prepare(span, spanContext, restoreSpan, restoreInherited)) {
-      publishWithAttributes(record, spanContext, copier);
+      publish(record, spanContext, copier);
     } else {
-      publishIds(record, spanContext); // no attribute to change
+      publish(record, spanContext, null); // no attribute to change
     }
   }
 
@@ -68,57 +66,43 @@ final class SpanPublisher {
 
   /**
    * True while no span attributes are copied into {@code record} (none configured, none left in it
-   * by the copier): {@link #publish} then writes the ids only, which {@link #publishIds} does in
-   * fewer steps.
+   * by the copier): {@link #publish} then writes the ids only, which {@link #publish(ThreadRecord,
+   * SpanContext, ThreadRecord.AttributeEdit) publish(record, spanContext, null)} does in fewer
+   * steps.
    */
   static boolean copiesNoAttributes(ThreadRecord record) {
-    return record.attributeMemo() == null && RecordAttributeConfig.keys().size() == 0;
-  }
-
-  /**
-   * {@link #publish} when {@link #copiesNoAttributes}, for a {@code spanContext} (from {@link
-   * #spanContextOf}) that {@code record}, the caller's own, does not hold: with the ids from the
-   * thread's cache (a known span), else decoded by {@link #publishUncached}.
-   */
-  static void publishIds(ThreadRecord record, SpanContext spanContext) {
-    IdCache.Ids ids = record.ids().select(spanContext); // only valid contexts are cached
-    if (ids != null) {
-      record.publish(ids); // nothing to do if the record holds this entry
-    } else {
-      publishUncached(record, spanContext);
-    }
-  }
-
-  // publishIds for ids the cache does not have: decodes them, or clears the record for a context
-  // without valid (hex) ids.
-  private static void publishUncached(ThreadRecord record, SpanContext spanContext) {
-    if (!spanContext.isValid()) {
-      record.clear(spanContext); // no valid span: valid=0
-      return;
-    }
-    IdCache.Ids ids = load(record, spanContext);
-    if (ids != null) {
-      record.publish(ids);
-    } else {
-      record.clear(spanContext); // not hex: see load
-    }
+    return record.attributeOwner() == null && RecordAttributeConfig.keys().size() == 0;
   }
 
   /** The copier's state to hand to a scope opened now (null if attributes are not copied). */
   static AttributeCopier copierOf(ThreadRecord record) {
-    return record.attributeMemo() instanceof AttributeCopier c ? c : null;
+    // Only AttributeCopier.of makes an edit the owner of a record's attributes.
+    return (AttributeCopier) record.attributeOwner();
   }
 
-  // Publishes spanContext and applies edit (attribute changes) in the same rewrite.
-  private static void publishWithAttributes(
+  /**
+   * Publishes {@code spanContext} (from {@link #spanContextOf}) into {@code record}, the caller's
+   * own, with {@code edit}'s attribute changes in the same rewrite (null: none; {@link #publish}
+   * without attributes when {@link #copiesNoAttributes}): the ids from the thread's cache (a known
+   * span), else decoded; a context without valid (hex) ids leaves the record without context.
+   */
+  static void publish(
       ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
-    IdCache.Ids ids = spanContext.isValid() ? record.ids().select(spanContext) : null;
-    if (ids == null && spanContext.isValid()) ids = load(record, spanContext);
+    IdCache.Ids ids = record.ids().select(spanContext); // only valid contexts are cached
     if (ids != null) {
-      record.publish(ids, edit);
+      record.publish(spanContext, ids, edit);
     } else {
-      record.clear(spanContext, edit); // no valid span, or not hex (see load): valid=0
+      publishUncached(record, spanContext, edit);
     }
+  }
+
+  // publish for ids the cache does not have, a call of its own so that publish stays small enough
+  // for C2 to inline into every attach and close (see VtctxContextStorage.publish): decodes them,
+  // or leaves the record without context for a context without valid (hex) ids.
+  private static void publishUncached(
+      ThreadRecord record, SpanContext spanContext, ThreadRecord.AttributeEdit edit) {
+    IdCache.Ids ids = spanContext.isValid() ? load(record, spanContext) : null; // null: not hex
+    record.publish(spanContext, ids, edit);
   }
 
   /**

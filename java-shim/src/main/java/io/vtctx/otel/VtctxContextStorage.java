@@ -103,7 +103,7 @@ public abstract sealed class VtctxContextStorage implements ContextStorage
       ThreadRecord record, Context context, Span restoreSpan, String[] restoreInherited) {
     try {
       if (SpanPublisher.copiesNoAttributes(record)) {
-        SpanPublisher.publishIds(record, SpanPublisher.spanContextOf(context));
+        SpanPublisher.publish(record, SpanPublisher.spanContextOf(context), null);
       } else {
         SpanPublisher.publish(record, context, restoreSpan, restoreInherited);
       }

@@ -1,10 +1,12 @@
 package io.vtctx.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HexFormat;
 import java.util.SplittableRandom;
@@ -54,6 +56,26 @@ class IdCacheTest {
     assertNull(c.load(key, TRACE, "00f067aa0ba902bG", 1));
     assertNull(c.load(key, TRACE, "00f067aa0ba902b", 1));
     assertNull(c.select(key));
+    for (String t : badTraces) assertFalse(IdCache.isHex(t, SPAN), t);
+    assertFalse(IdCache.isHex(TRACE, "00f067aa0ba902bG"));
+    assertTrue(IdCache.isHex(TRACE, SPAN));
+    assertTrue(IdCache.isHex("0123456789ABCDEFabcdef0123456789", "FEDCBA9876543210"));
+  }
+
+  /** A load replaces the older entry, and exactly the one it returns. */
+  @Test
+  void aLoadReplacesTheEntryItReturns() {
+    IdCache c = new IdCache();
+    Object a = new Object();
+    Object b = new Object();
+    IdCache.Ids ea = c.load(a, TRACE, SPAN, 1);
+    IdCache.Ids eb = c.load(b, TRACE, SPAN, 1);
+    assertNotSame(ea, eb);
+    assertSame(ea, c.older());
+    IdCache.Ids replaced = c.load(new Object(), TRACE, SPAN, 1);
+    assertSame(ea, replaced);
+    assertNull(c.select(a), "the replaced entry's key is still found");
+    assertSame(eb, c.select(b));
   }
 
   @Test

@@ -93,7 +93,7 @@ class ThreadRecordTest {
                     record.publish(id, ~id, id << 8 | 2, 0);
                     Thread.yield();
                     check(failures, id, address, hex(id, ~id, id << 8 | 2) + "0100");
-                    record.clear();
+                    record.publish(0L, 0L, 0L, 0); // all-zero ids: no context
                     check(failures, id, address, hex(0, 0, 0) + "0000");
                   });
       allBound.countDown();
