@@ -1,7 +1,7 @@
 // The agent's thread index (vtctx/threadIndex.h): which record each publishing Java thread owns,
 // by thread id, for readers that follow HotSpot's record of the mounted thread (channel=identity)
 // and for `vtctx-reader verify`, which compares both channels (so the carrier channel fills it
-// too).
+// too, with thread_index=on).
 //
 // A record is entered at its thread's first publish through the shim (the natives), and leaves
 // the index before it goes back to the pool (ReleaseEndedRecord, SweepRecordViews): a reader that

@@ -23,6 +23,11 @@
     "it (JVMTI mount events; what the OpenTelemetry eBPF profiler reads), or no JVMTI at all and " \
     "readers follow HotSpot's record of the mounted thread to its record (`vtctx-reader`; no "     \
     "cost per mount: [design.md](design.md#channels))")                                            \
+  X(thread_index, ParseThreadIndex, "`on`, `off`", "`off`",                                        \
+    "with `channel=carrier`: also enter each publishing thread's record in the identity "          \
+    "channel's thread index, for `vtctx-reader verify` (~0.8 us more per publishing thread: "      \
+    "[results/agent.md](results/agent.md#the-identity-channel-against-the-carrier-channel)); "     \
+    "`channel=identity` always keeps it")                                                          \
   X(bind, ParseBind, "`mount`, `start`, `use`", "`mount`",                                         \
     "when a virtual thread gets its record: at its first mount (VirtualThreadStart is then not "   \
     "enabled at all), at VirtualThreadStart, or when it first publishes through the shim "         \

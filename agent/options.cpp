@@ -122,6 +122,11 @@ std::string ParseReaderResync(std::string_view key, std::string_view value, Opti
   return Choose(key, value, kChoices, o.reader_resync);
 }
 
+std::string ParseThreadIndex(std::string_view key, std::string_view value, Options& o) {
+  static constexpr std::pair<const char*, bool> kChoices[] = {{"on", true}, {"off", false}};
+  return Choose(key, value, kChoices, o.thread_index);
+}
+
 std::string ParseReport(std::string_view key, std::string_view value, Options& o) {
   return ParsePath(key, value, o.report_path);
 }

@@ -51,6 +51,9 @@ struct Options {
   size_t record_size = 64;  // bytes
   Fault fault = Fault::kNone;
   Channel channel = Channel::kCarrier;
+  // thread_index=on|off: the carrier channel also fills the thread index (identityIndex.h), for
+  // `vtctx-reader verify`; channel=identity always does (vmEntry.cpp forces it on).
+  bool thread_index = false;
   // OTEP 4719 process context (docs/process-context.md).
   // service_name=<name>: wins over -Dotel.service.name and OTEL_SERVICE_NAME; empty = unset.
   std::string service_name;

@@ -184,9 +184,9 @@ std::string Activate(JavaVM* vm, AgentState& agent, bool late, const std::string
   // index. Thread context works without it on the carrier channel (trace and span ids are
   // readable), so a failure is reported but does not stop the agent.
   const PropertyReader properties = Properties(vm, jvmti);
-  ProcessContextOutcome context =
-      PublishProcessContextOnce(properties, agent.options, late ? "attached" : "startup",
-                                options_text, AgentThreadIndex()->header());
+  ProcessContextOutcome context = PublishProcessContextOnce(
+      properties, agent.options, late ? "attached" : "startup", options_text,
+      agent.options.thread_index ? AgentThreadIndex()->header() : nullptr);
   if (!context.error.empty()) LogError("process context not published: %s", context.error.c_str());
   // The natives hand out records from here on, only once every event that repoints a carrier is on.
   agent.status.store(AgentStatus::kActive, std::memory_order_release);
@@ -258,7 +258,10 @@ jint StartAgent(JavaVM* vm, const char* options, bool late) {
   agent.options = parsed.options;
   // The identity channel binds every record at its thread's first publish, whatever bind= says:
   // the log line, the load report and the stats all say so.
-  if (agent.options.channel == Channel::kIdentity) agent.options.bind = BindAt::kFirstUse;
+  if (agent.options.channel == Channel::kIdentity) {
+    agent.options.bind = BindAt::kFirstUse;
+    agent.options.thread_index = true;  // the channel itself
+  }
   SetLogLevel(agent.options.log);
   const std::string options_text = WithoutReport(options);
   std::string error = parsed.ok() ? Activate(vm, agent, late, options_text) : parsed.error;

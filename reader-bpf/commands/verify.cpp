@@ -37,7 +37,7 @@ const CommandHelp kVerifyHelp = {
     "record of the Java thread it runs followed into the agent's thread index (identity). Prints\n"
     "how often they agree; a sample where both name a context and the two differ is wrong data on\n"
     "one of them: each is printed, and the exit code is 9. P runs the vtctx agent with\n"
-    "channel=carrier (the default), which fills the thread index too.\n"
+    "channel=carrier and thread_index=on, which fills the thread index too.\n"
     "\n",
     ""};
 

@@ -224,8 +224,8 @@ absl::StatusOr<IdentityRecipe> ChooseChannel(const TargetProcess& target, Memory
   if (writer.index == 0) {
     return Refuse(!writer.index_error.empty()
                       ? writer.index_error
-                      : "its process context names no thread index (no vtctx agent, or one "
-                        "older than the identity channel)");
+                      : "its process context names no thread index (a vtctx agent with "
+                        "channel=carrier keeps one only with thread_index=on; or no vtctx agent)");
   }
   absl::StatusOr<IdentityRecipe> recipe =
       ResolveIdentityRecipe(target.dir(), *maps, memory, writer.index);

@@ -194,10 +194,16 @@ def decode(pb, payload):
           "vtctx.options is %r" % writer.get("vtctx.options"))
     check(writer.get("vtctx.channel") in ("carrier", "identity"),
           "vtctx.channel is %r" % writer.get("vtctx.channel"))
-    check(re.fullmatch(r"0x[0-9a-f]+", writer.get("vtctx.identity.index", "")) is not None,
-          "vtctx.identity.index is %r" % writer.get("vtctx.identity.index"))
-    check(writer.get("vtctx.identity.layout") == "1",
-          "vtctx.identity.layout is %r" % writer.get("vtctx.identity.layout"))
+    # The thread index is named where the agent keeps one: channel=identity, or thread_index=on.
+    if (writer.get("vtctx.channel") == "identity"
+            or "thread_index=on" in writer.get("vtctx.options", "")):
+        check(re.fullmatch(r"0x[0-9a-f]+", writer.get("vtctx.identity.index", "")) is not None,
+              "vtctx.identity.index is %r" % writer.get("vtctx.identity.index"))
+        check(writer.get("vtctx.identity.layout") == "1",
+              "vtctx.identity.layout is %r" % writer.get("vtctx.identity.layout"))
+    else:
+        check("vtctx.identity.index" not in writer and "vtctx.identity.layout" not in writer,
+              "a thread index named with thread_index=off: %r" % writer)
     check(reading.supported, "threadlocal.schema_version is %r" % reading.schema)
     check(reading.key_map == "ok", "threadlocal.attribute_key_map is %s" % reading.key_map)
     return resource, reading.schema, reading.keys if reading.key_map == "ok" else None

@@ -75,6 +75,12 @@ def verify(args, agent_options, want_code):
                                                    "--hz", "499"], timeout=120)
     print(text)
     check(code == want_code, f"verify with {agent_options}: exit {code}, want {want_code}: {err}")
+    if want_code == 7:
+        last = err.strip().splitlines()[-1] if err.strip() else ""
+        check(last.startswith("vtctx-reader: verify: ") and "thread_index=on" in last,
+              f"verify without an index: one line saying what to do: {err}")
+        print(f"verify ({agent_options}): refused: {err.strip()}")
+        return
     samples = int(text.split(" samples")[0].split()[-1]) if " samples" in text else 0
     check(samples > 0, "verify took no sample")
     if want_code == 0:
@@ -124,8 +130,9 @@ def main():
     args = parser.parse_args()
     require_root()
     late_attach(args)
-    verify(args, "log=error", 0)
-    verify(args, "log=error,fault=identity-index", 9)
+    verify(args, "log=error,thread_index=on", 0)
+    verify(args, "log=error,thread_index=on,fault=identity-index", 9)
+    verify(args, "log=error", 7)  # the carrier channel keeps no index by default: refused
     refusals(args)
     print("PASS")
 
