@@ -22,6 +22,8 @@ const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
 /* VTCTX_PROFILE_EVENTS: also copy the user and kernel stacks into each event (folded, svg,
  * pprof). */
 const volatile bool event_stacks = false;
+/* --keep-agent-threads: sample the agent's own threads like any other. */
+const volatile bool keep_agent_threads = false;
 /* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
 const volatile bool floor_only = false;
 
@@ -40,6 +42,19 @@ struct {
 
 #define VTCTX_COUNTERS VTCTX_PC_COUNTERS
 #include "commands/perCpuCounters.bpf.h"
+
+/* The vtctx agent names its own native threads "vtctx-..." (agent/maintenance.cpp,
+ * agent/readerResync.cpp): their CPU is the agent's, not the application's, and must not show in
+ * the user's profile. The comm is the interrupted task's own (current->comm, a 16-byte copy from
+ * the task already in cache), so the check costs a helper call and no map access. An application
+ * thread given a vtctx- name is left out too; every such sample is counted, never hidden. */
+static __always_inline bool vtctx_is_agent_thread(void) {
+  char comm[16];
+
+  if (bpf_get_current_comm(comm, sizeof(comm)) != 0) return false;
+  return comm[0] == 'v' && comm[1] == 't' && comm[2] == 'c' && comm[3] == 't' && comm[4] == 'x' &&
+         comm[5] == '-';
+}
 
 /* The sample's user stack (the kernel's frame-pointer walk) and kernel stack (ORC) written
  * straight into its reserved event: each sample has its own copy, so none can be lost to a
@@ -127,6 +142,10 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
    * or counted as dropped, so user space derives the total (a counter here would cost one more
    * cold map access per sample). */
   if (floor_only) return 0;
+  if (!keep_agent_threads && vtctx_is_agent_thread()) {
+    count(VTCTX_PC_AGENT_THREAD);
+    return 0;
+  }
   vtctx_read_current_context(&ctx, &hit);
   if (mode == VTCTX_PROFILE_EVENTS) {
     err = send_event(pe, id, &ctx, &hit);

@@ -96,6 +96,7 @@ class ProfileCommand final : public BpfCommand {
     SetCommonRodata(*skel_->rodata, target, options_.run.bpf_floor, ring_bytes);
     skel_->rodata->mode = events_ ? VTCTX_PROFILE_EVENTS : VTCTX_PROFILE_COUNTS;
     skel_->rodata->event_stacks = folded;
+    skel_->rodata->keep_agent_threads = options_.keep_agent_threads;
     if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0) {
       return absl::InternalError("sizing the BPF maps failed");
     }
@@ -165,6 +166,9 @@ class ProfileCommand final : public BpfCommand {
       const StackCounts& s = aggregate_.stack_counts();
       out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
                                   s.user_failed);
+    }
+    if (const uint64_t agent = Counter(VTCTX_PC_AGENT_THREAD); agent > 0) {
+      absl::StrAppendFormat(&out.extra, " agent_thread_samples=%d", agent);
     }
     if (malformed_ > 0) absl::StrAppendFormat(&out.extra, " malformed=%d", malformed_);
     out.written = written_;

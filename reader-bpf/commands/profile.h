@@ -52,8 +52,9 @@ struct vtctx_sample_event {
 
 /* Rare events only: the samples themselves are counted by their aggregation or event. */
 enum vtctx_profile_counter {
-  VTCTX_PC_DROPPED = 0, /* samples lost: ring buffer or aggregation map full */
-  VTCTX_PC_COUNTERS = 1,
+  VTCTX_PC_DROPPED = 0,      /* samples lost: ring buffer or aggregation map full */
+  VTCTX_PC_AGENT_THREAD = 1, /* samples of the agent's own threads, left out (not matched) */
+  VTCTX_PC_COUNTERS = 2,
 };
 
 #endif /* VTCTX_READER_PROFILE_H_ */
