@@ -1,5 +1,5 @@
-// The agent's maintenance thread ("vtctx-maintenance", not a JVM thread until it needs JNI): the
-// slow work no event may do. It ticks 10 times a second and
+// The agent's maintenance thread (native name "vtctx-maint", Java name "vtctx-maintenance"; not a
+// JVM thread until it needs JNI): the slow work no event may do. It ticks 10 times a second and
 //   - trims the record pool when a spill asked for it (RecordPool::Trim(): a trim walks every free
 //     record and zaps pages, milliseconds for a million records; in an event it would stall a
 //     carrier), once a second: a request waits a second (a burst of thread ends finishes first),

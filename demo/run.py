@@ -210,11 +210,11 @@ def analyse(args, out, window, summaries):
                            os.path.join(args.native_dir, "vtctx_demo_flamegraph"))
     say(f"Where the slow requests' CPU goes (share of their samples, from the span-filtered flame "
         f"graph): {slowGraph.hot_frames(kept)}")
-    lost = re.search(r"stacks_lost=(\d+)", summaries["folded"])
+    limited = re.search(r"stacks_depth_limited=(\d+)", summaries["folded"])
     total = re.search(r"samples=(\d+)", summaries["folded"])
-    if lost and total:
-        say(f"  ({int(lost[1]) / max(int(total[1]), 1):.0%} of the samples have no stack: "
-            f"collisions in the reader's BPF stack map, shown as [stack lost])")
+    if limited and total and int(limited[1]) > 0:
+        say(f"  ({int(limited[1]) / max(int(total[1]), 1):.0%} of the samples have a stack at the "
+            f"kernel's depth limit, shown as [truncated])")
     say()
     return results, crosses
 

@@ -251,6 +251,7 @@ absl::Status FillProfile(const ParsedArgs& parsed, ProfileOptions& options) {
   absl::StatusOr<std::string> format = parsed.Choice("format", kProfileFormats);
   if (!format.ok()) return format.status();
   options.hz = *hz;
+  options.keep_agent_threads = parsed.Has("keep-agent-threads");
   options.format = *format == "json"     ? ProfileFormat::kJson
                    : *format == "folded" ? ProfileFormat::kFolded
                    : *format == "pprof"  ? ProfileFormat::kPprof

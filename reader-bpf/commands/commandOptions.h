@@ -70,6 +70,7 @@ struct ProfileOptions {
   std::vector<std::string> folded_attrs;  // --folded-attrs (folded, svg)
   std::vector<std::string> traces;        // --trace: only these trace ids (folded, svg, pprof)
   std::string output;                     // --output FILE (pprof: required; svg); "" = stdout
+  bool keep_agent_threads = false;        // --keep-agent-threads
 };
 
 // `verify --pid P [--duration S] [--hz N]`: both channels at every sample (verify.h).

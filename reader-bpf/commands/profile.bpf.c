@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* CPU sampling: a perf event (cpu-clock at a chosen frequency, one per CPU) fires; if the
  * interrupted task belongs to the target, its context is read and the sample is either counted
- * in a per-CPU hash map (with stack ids for flame graphs) or sent as a ring-buffer event. */
+ * in a per-CPU hash map or sent as a ring-buffer event (with its own stacks for flame graphs). */
 // vmlinux.h must come first: it defines the kernel types everything below uses.
 // clang-format off
 #include "vmlinux.h"
@@ -16,14 +16,14 @@
 #include "commands/identityRead.bpf.h"
 // clang-format on
 
-#define VTCTX_EFAULT 14 /* bpf_get_stackid: no user stack (kernel thread) */
-
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
-/* VTCTX_PROFILE_EVENTS: also collect user and kernel stack ids (folded output aggregated in user
- * space). */
+/* VTCTX_PROFILE_EVENTS: also copy the user and kernel stacks into each event (folded, svg,
+ * pprof). */
 const volatile bool event_stacks = false;
+/* --keep-agent-threads: sample the agent's own threads like any other. */
+const volatile bool keep_agent_threads = false;
 /* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
 const volatile bool floor_only = false;
 
@@ -40,21 +40,31 @@ struct {
   __type(value, __u64);
 } counts SEC(".maps");
 
-struct {
-  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
-  __uint(max_entries, 16384);
-  __uint(key_size, sizeof(__u32));
-  __uint(value_size, VTCTX_MAX_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
 #define VTCTX_COUNTERS VTCTX_PC_COUNTERS
 #include "commands/perCpuCounters.bpf.h"
 
-static __always_inline void stack_ids(struct bpf_perf_event_data* pe, __s32* user, __s32* kernel) {
-  /* User stack through frame pointers (the kernel's perf unwinder); kernel stack via ORC. */
-  *user = bpf_get_stackid(pe, &stacks, BPF_F_USER_STACK);
-  *kernel = bpf_get_stackid(pe, &stacks, 0);
-  if (*user < 0 && *user != -VTCTX_EFAULT) count(VTCTX_PC_STACK_LOST);
+/* The vtctx agent names its own native threads "vtctx-..." (agent/maintenance.cpp,
+ * agent/readerResync.cpp): their CPU is the agent's, not the application's, and must not show in
+ * the user's profile. The comm is the interrupted task's own (current->comm, a 16-byte copy from
+ * the task already in cache), so the check costs a helper call and no map access. An application
+ * thread given a vtctx- name is left out too; every such sample is counted, never hidden. */
+static __always_inline bool vtctx_is_agent_thread(void) {
+  char comm[16];
+
+  if (bpf_get_current_comm(comm, sizeof(comm)) != 0) return false;
+  return comm[0] == 'v' && comm[1] == 't' && comm[2] == 'c' && comm[3] == 't' && comm[4] == 'x' &&
+         comm[5] == '-';
+}
+
+/* The sample's user stack (the kernel's frame-pointer walk) and kernel stack (ORC) written
+ * straight into its reserved event: each sample has its own copy, so none can be lost to a
+ * collision in a shared stack map, and no hashing is done. A walk that fails leaves -errno, which
+ * user space counts and shows. */
+static __always_inline void copy_stacks(struct bpf_perf_event_data* pe,
+                                        struct vtctx_sample_event* e, __u64* stacks) {
+  e->user_stack = bpf_get_stack(pe, stacks, VTCTX_STACK_BYTES, BPF_F_USER_STACK);
+  e->kernel_stack = bpf_get_stack(pe, stacks + VTCTX_MAX_STACK_DEPTH, VTCTX_STACK_BYTES, 0);
+  e->stacks_size = VTCTX_STACKS_SIZE;
 }
 
 static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
@@ -62,35 +72,39 @@ static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
                                       const struct vtctx_identity_hit* hit) {
   struct vtctx_sample_event* e;
   __u32 attrs = vtctx_attrs_wanted(ctx);
+  /* Rodata, known to the verifier: each path below reserves a constant size. */
+  const __u32 stacks_size = event_stacks ? VTCTX_STACKS_SIZE : 0;
+  const __u32 size = sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0) + stacks_size;
 
   /* Constant reservation sizes, each filled in its own branch (the verifier checks the attrs
-   * copy against the size reserved on that path). */
+   * copy and the stack writes against the size reserved on that path). */
   if (attrs) {
-    e = bpf_ringbuf_reserve(&events, sizeof(*e) + VTCTX_ATTRS_MAX_SIZE, 0);
+    e = bpf_ringbuf_reserve(&events, sizeof(*e) + VTCTX_ATTRS_MAX_SIZE + stacks_size, 0);
     if (!e) return -1;
     __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
     e->ctx.attrs_len = vtctx_copy_attrs((void*)(e + 1), ctx, attrs);
+    if (event_stacks) copy_stacks(pe, e, (__u64*)((__u8*)(e + 1) + VTCTX_ATTRS_MAX_SIZE));
   } else {
-    e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+    e = bpf_ringbuf_reserve(&events, sizeof(*e) + stacks_size, 0);
     if (!e) return -1;
     __builtin_memcpy(&e->ctx, ctx, sizeof(*ctx));
+    if (event_stacks) copy_stacks(pe, e, (__u64*)(e + 1));
+  }
+  if (!event_stacks) {
+    e->user_stack = -1;
+    e->kernel_stack = -1;
+    e->stacks_size = 0;
   }
   vtctx_confirm_current_context(&e->ctx, hit);
   e->ts_ns = bpf_ktime_get_ns();
   e->tid = (__u32)id;
   e->tgid = target_tgid;
   e->cpu = bpf_get_smp_processor_id();
-  e->user_stack_id = -1;
-  e->kernel_stack_id = -1;
-  if (event_stacks) stack_ids(pe, &e->user_stack_id, &e->kernel_stack_id);
-  e->reserved = 0;
-  bpf_ringbuf_submit(e,
-                     vtctx_submit_flags(&events, sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0)));
+  bpf_ringbuf_submit(e, vtctx_submit_flags(&events, size));
   return 0;
 }
 
-static __always_inline int add_count(struct bpf_perf_event_data* pe,
-                                     const struct vtctx_context* ctx) {
+static __always_inline int add_count(const struct vtctx_context* ctx) {
   struct vtctx_profile_key key = {};
   __u64 one = 1, *value;
 
@@ -103,9 +117,6 @@ static __always_inline int add_count(struct bpf_perf_event_data* pe,
       key.trace_flags = ctx->header.trace_flags;
     }
   }
-  key.user_stack_id = -1;
-  key.kernel_stack_id = -1;
-  if (mode == VTCTX_PROFILE_STACKS) stack_ids(pe, &key.user_stack_id, &key.kernel_stack_id);
   value = bpf_map_lookup_elem(&counts, &key);
   if (value) {
     *value += 1; /* this CPU's copy: no other writer while the program runs here */
@@ -131,12 +142,16 @@ int vtctx_sample(struct bpf_perf_event_data* pe) {
    * or counted as dropped, so user space derives the total (a counter here would cost one more
    * cold map access per sample). */
   if (floor_only) return 0;
+  if (!keep_agent_threads && vtctx_is_agent_thread()) {
+    count(VTCTX_PC_AGENT_THREAD);
+    return 0;
+  }
   vtctx_read_current_context(&ctx, &hit);
   if (mode == VTCTX_PROFILE_EVENTS) {
     err = send_event(pe, id, &ctx, &hit);
   } else {
     vtctx_confirm_current_context(&ctx, &hit); /* the header is all a count reads */
-    err = add_count(pe, &ctx);
+    err = add_count(&ctx);
   }
   if (err) count(VTCTX_PC_DROPPED);
   return 0;

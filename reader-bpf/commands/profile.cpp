@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "commands/bpfSupport.h"
 #include "commands/commands.h"
 #include "commands/profileReport.h"
+#include "commands/sampleRecord.h"
 #include "hotspot/jitCodeNames.h"
 #include "output/flameGraphSvg.h"
 #include "output/pprofWriter.h"
@@ -76,8 +78,9 @@ class ProfileCommand final : public BpfCommand {
         // values cannot be part of the in-kernel aggregation key cheaply); else they are counted
         // in the kernel.
         // pprof needs each sample's thread and attributes too.
+        // Stacks travel in each sample's own event (none lost to a shared stack map).
         events_(options.format == ProfileFormat::kJson || !options.group_by.empty() ||
-                !options.folded_attrs.empty() || options.format == ProfileFormat::kPprof),
+                !options.folded_attrs.empty() || NeedsStacks(options.format)),
         aggregate_(/*by_thread=*/options.format == ProfileFormat::kPprof) {}
 
   Wording wording() const override {
@@ -88,15 +91,13 @@ class ProfileCommand final : public BpfCommand {
     skel_.reset(profile_bpf__open());
     if (!skel_) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
     const bool folded = NeedsStacks(options_.format);
-    // Unused maps shrink to their minimum (one page of ring buffer, one stack slot).
+    // Unused maps shrink to their minimum (one page of ring buffer).
     const uint32_t ring_bytes = events_ ? options_.run.ringbuf_mb << 20 : 4096;
     SetCommonRodata(*skel_->rodata, target, options_.run.bpf_floor, ring_bytes);
-    skel_->rodata->mode = events_  ? VTCTX_PROFILE_EVENTS
-                          : folded ? VTCTX_PROFILE_STACKS
-                                   : VTCTX_PROFILE_COUNTS;
-    skel_->rodata->event_stacks = events_ && folded;
-    if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0 ||
-        bpf_map__set_max_entries(skel_->maps.stacks, folded ? 16384 : 1) != 0) {
+    skel_->rodata->mode = events_ ? VTCTX_PROFILE_EVENTS : VTCTX_PROFILE_COUNTS;
+    skel_->rodata->event_stacks = folded;
+    skel_->rodata->keep_agent_threads = options_.keep_agent_threads;
+    if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0) {
       return absl::InternalError("sizing the BPF maps failed");
     }
     // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
@@ -127,14 +128,17 @@ class ProfileCommand final : public BpfCommand {
   // Samples from the ring buffer: printed one per line (--format json), or aggregated by context,
   // stacks and attributes (--group-by / --folded-attrs).
   void OnEvent(std::span<const uint8_t> record, TargetContext& context) override {
-    if (record.size() < sizeof(vtctx_sample_event)) return;  // cannot happen: whole events
-    const auto* e = reinterpret_cast<const vtctx_sample_event*>(record.data());
-    const std::span<const uint8_t> attrs =
-        record.subspan(sizeof *e, std::min<size_t>(e->ctx.attrs_len, record.size() - sizeof *e));
+    const std::optional<SampleRecord> sample = ParseSampleRecord(record);
+    if (!sample) {
+      malformed_++;  // cannot happen: our program reserves whole events
+      return;
+    }
+    const vtctx_sample_event* e = sample->event;
+    const std::span<const uint8_t> attrs = sample->attrs;
     received_++;
     if (!attrs.empty()) context.OnEvent(attrs, e->ts_ns);
     if (options_.format != ProfileFormat::kJson) {
-      aggregate_.Add(*e, attrs);
+      aggregate_.Add(*sample);
       return;
     }
     const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header, attrs};
@@ -157,9 +161,16 @@ class ProfileCommand final : public BpfCommand {
     // Every sample of the target was delivered (counted, or sent and consumed) or dropped.
     RunCounts out{delivered, 0, Counter(VTCTX_PC_DROPPED), ""};
     out.matched = out.delivered + out.dropped;
-    if (const uint64_t lost = Counter(VTCTX_PC_STACK_LOST); lost > 0) {
-      out.extra = absl::StrFormat(" stacks_lost=%d", lost);
+    if (NeedsStacks(options_.format)) {
+      // Every sample carries its own stacks: none is lost; the incomplete ones are counted.
+      const StackCounts& s = aggregate_.stack_counts();
+      out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
+                                  s.user_failed);
     }
+    if (const uint64_t agent = Counter(VTCTX_PC_AGENT_THREAD); agent > 0) {
+      absl::StrAppendFormat(&out.extra, " agent_thread_samples=%d", agent);
+    }
+    if (malformed_ > 0) absl::StrAppendFormat(&out.extra, " malformed=%d", malformed_);
     out.written = written_;
     return out;
   }
@@ -187,7 +198,6 @@ class ProfileCommand final : public BpfCommand {
   void PrintStacks(const std::vector<SampleCount>& counts, const RunEnd& end) {
     if (jit_) jit_->Finish();
     Symbolizer symbols(end.target, jit_ ? &jit_->names() : nullptr);
-    const int stacks_fd = bpf_map__fd(skel_->maps.stacks);
     const AttributeNames& names = end.context.names();
     if (options_.format == ProfileFormat::kPprof) {
       PprofProfile profile;
@@ -196,12 +206,12 @@ class ProfileCommand final : public BpfCommand {
       timespec now{};
       clock_gettime(CLOCK_REALTIME, &now);
       profile.time_nanos = now.tv_sec * 1'000'000'000 + now.tv_nsec - profile.duration_nanos;
-      profile.samples = PprofSamples(counts, stacks_fd, symbols, names);
+      profile.samples = PprofSamples(counts, symbols, names);
       written_ = WriteGzipFile(options_.output, EncodePprof(profile));
       return;
     }
     const std::map<std::string, uint64_t> folded =
-        FoldedStacks(counts, stacks_fd, symbols, options_.folded_attrs, names);
+        FoldedStacks(counts, symbols, options_.folded_attrs, names);
     if (options_.format == ProfileFormat::kFolded) return PrintFolded(folded);
     const std::string svg = RenderFlameGraph(
         folded, absl::StrFormat("pid %d: CPU, %.1f s at %d Hz%s", end.target.pid(), end.seconds,
@@ -219,6 +229,7 @@ class ProfileCommand final : public BpfCommand {
   std::unique_ptr<profile_bpf, SkelDeleter> skel_;
   std::vector<BpfLink> links_;  // released before skel_
   uint64_t received_ = 0;
+  uint64_t malformed_ = 0;  // records ParseSampleRecord refused
   std::string line_;
   SampleAggregate aggregate_;
   std::unique_ptr<JitCodeNames> jit_;

@@ -28,8 +28,6 @@ vtctx_profile_key KeyOf(const vtctx_sample_event& e) {
       key.trace_flags = e.ctx.header.trace_flags;
     }
   }
-  key.user_stack_id = e.user_stack_id;
-  key.kernel_stack_id = e.kernel_stack_id;
   return key;
 }
 
@@ -106,33 +104,26 @@ std::string FoldedAttributeFrame(const std::vector<NamedAttribute>& attrs,
   return out;
 }
 
-// Frames of stack `id` (innermost first); none when the stack was lost.
-std::vector<uint64_t> ReadStack(int stacks_fd, int32_t id) {
-  std::vector<uint64_t> ips(VTCTX_MAX_STACK_DEPTH, 0);
-  if (id < 0 || bpf_map_lookup_elem(stacks_fd, &id, ips.data()) != 0) return {};
-  size_t n = 0;
-  while (n < ips.size() && ips[n] != 0) ++n;
-  ips.resize(n);
-  return ips;
+// Marks the outermost end of a stack that is not whole ("" when it is).
+const char* StackMarker(const SampleStacks& stacks) {
+  if (stacks.depth_limited) return "[truncated]";
+  if (stacks.user_error != 0) return "[no user stack]";
+  return "";
 }
 
-// The frames of one aggregation entry, innermost first: user frames, then kernel frames above
+// The frames of one aggregation entry, innermost first: kernel frames, then the user frames below
 // them (the kernel ran on behalf of the innermost user frame).
-std::vector<Frame> StackFrames(const SampleCount& c, int stacks_fd, Symbolizer& symbols,
-                               bool* lost) {
-  const std::vector<uint64_t> user = ReadStack(stacks_fd, c.key.user_stack_id);
-  const std::vector<uint64_t> kernel = ReadStack(stacks_fd, c.key.kernel_stack_id);
-  *lost = user.empty() && c.key.user_stack_id != -1 && c.key.user_stack_id != -14;
+std::vector<Frame> StackFrames(const SampleCount& c, FrameNamer& symbols) {
   std::vector<Frame> frames;
-  for (size_t i = 0; i < kernel.size(); ++i) frames.push_back(symbols.KernelFrame(kernel[i]));
-  for (size_t i = 0; i < user.size(); ++i) {
-    frames.push_back(symbols.UserFrame(user[i], /*return_address=*/i != 0));
+  for (uint64_t ip : c.stacks.kernel) frames.push_back(symbols.KernelFrame(ip));
+  for (size_t i = 0; i < c.stacks.user.size(); ++i) {
+    frames.push_back(symbols.UserFrame(c.stacks.user[i], /*return_address=*/i != 0));
   }
   return frames;
 }
 
 // The folded line of one aggregation entry, without its count.
-std::string FoldedStack(const SampleCount& c, int stacks_fd, Symbolizer& symbols,
+std::string FoldedStack(const SampleCount& c, FrameNamer& symbols,
                         const std::vector<std::string>& attr_frames, const AttributeNames& names) {
   const std::string trace = KeyTrace(c.key);
   const std::string span = KeySpan(c.key);
@@ -146,25 +137,26 @@ std::string FoldedStack(const SampleCount& c, int stacks_fd, Symbolizer& symbols
   line += trace.empty() ? std::string("no_context")
                         : absl::StrCat("trace_", trace, ";span_", span.empty() ? "none" : span);
   // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
-  bool lost = false;
-  const std::vector<Frame> frames = StackFrames(c, stacks_fd, symbols, &lost);
-  if (lost) line += ";[stack lost]";
+  if (const char* marker = StackMarker(c.stacks); *marker != 0) absl::StrAppend(&line, ";", marker);
+  const std::vector<Frame> frames = StackFrames(c, symbols);
   for (size_t i = frames.size(); i-- > 0;) absl::StrAppend(&line, ";", frames[i].name);
   return line;
 }
 
 }  // namespace
 
-void SampleAggregate::Add(const vtctx_sample_event& event, std::span<const uint8_t> attrs) {
-  const vtctx_profile_key key = KeyOf(event);
-  counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(attrs),
-           by_thread_ ? event.tid : 0}]++;
+void SampleAggregate::Add(const SampleRecord& sample) {
+  const vtctx_profile_key key = KeyOf(*sample.event);
+  if (sample.stacks.depth_limited) stack_counts_.depth_limited++;
+  if (sample.stacks.user_error != 0) stack_counts_.user_failed++;
+  counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(sample.attrs),
+           by_thread_ ? sample.event->tid : 0, sample.stacks}]++;
 }
 
 std::vector<SampleCount> SampleAggregate::Counts() const {
   std::vector<SampleCount> out;
   for (const auto& [k, n] : counts_) {
-    SampleCount c{{}, n, k.attrs, k.tid};
+    SampleCount c{{}, n, k.attrs, k.tid, k.stacks};
     std::memcpy(&c.key, k.profile_key.data(), sizeof c.key);
     out.push_back(std::move(c));
   }
@@ -183,7 +175,7 @@ std::vector<SampleCount> ReadKernelCounts(int map_fd) {
     if (bpf_map_lookup_elem(map_fd, &next, values.data()) == 0) {
       uint64_t sum = 0;
       for (uint64_t v : values) sum += v;
-      out.push_back({next, sum, {}});
+      out.push_back({next, sum, {}, 0, {}});
     }
     key = next;
     prev = &key;
@@ -243,13 +235,13 @@ std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
   return counts;
 }
 
-std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts, int stacks_fd,
-                                             Symbolizer& symbols,
+std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts,
+                                             FrameNamer& symbols,
                                              const std::vector<std::string>& attr_frames,
                                              const AttributeNames& names) {
   std::map<std::string, uint64_t> folded;
   for (const SampleCount& c : counts) {
-    folded[FoldedStack(c, stacks_fd, symbols, attr_frames, names)] += c.samples;
+    folded[FoldedStack(c, symbols, attr_frames, names)] += c.samples;
   }
   return folded;
 }
@@ -260,14 +252,14 @@ void PrintFolded(const std::map<std::string, uint64_t>& folded) {
   fwrite(out.data(), 1, out.size(), stdout);
 }
 
-std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, int stacks_fd,
-                                      Symbolizer& symbols, const AttributeNames& names) {
+std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, FrameNamer& symbols,
+                                      const AttributeNames& names) {
   std::vector<PprofSample> out;
   for (const SampleCount& c : counts) {
     PprofSample s;
-    bool lost = false;
-    s.frames = StackFrames(c, stacks_fd, symbols, &lost);
-    if (lost) s.frames.push_back({"[stack lost]", "", 0});
+    s.frames = StackFrames(c, symbols);
+    if (const char* marker = StackMarker(c.stacks); *marker != 0)
+      s.frames.push_back({marker, "", 0});
     if (s.frames.empty()) s.frames.push_back({"[no stack]", "", 0});
     if (const std::string trace = KeyTrace(c.key); !trace.empty()) {
       s.labels.emplace_back("trace_id", trace);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands/profile.h"
+#include "commands/sampleRecord.h"
 #include "output/pprofWriter.h"
 #include "output/symbolizer.h"
 #include "target/attributeNames.h"
@@ -26,25 +27,35 @@ struct SampleCount {
   uint64_t samples;
   std::map<uint8_t, std::string> attrs;  // key index -> value (last entry wins)
   uint32_t tid = 0;                      // with SampleAggregate(by_thread); else 0
+  SampleStacks stacks;                   // from events with stacks; else empty
 };
 
-// Samples received as events, aggregated by the kernel's key (profile.bpf.c) and their attributes,
-// and by thread when `by_thread`.
+// What the stacks of the samples were like, for the summary line.
+struct StackCounts {
+  uint64_t depth_limited = 0;  // samples with a stack at VTCTX_MAX_STACK_DEPTH frames
+  uint64_t user_failed = 0;    // samples whose user stack could not be walked
+};
+
+// Samples received as events, aggregated by the kernel's key (profile.bpf.c), their stacks and
+// attributes, and by thread when `by_thread`.
 class SampleAggregate {
  public:
   explicit SampleAggregate(bool by_thread = false) : by_thread_(by_thread) {}
-  void Add(const vtctx_sample_event& event, std::span<const uint8_t> attrs);
+  void Add(const SampleRecord& sample);
   std::vector<SampleCount> Counts() const;
+  const StackCounts& stack_counts() const { return stack_counts_; }
 
  private:
   struct Key {
     std::string profile_key;  // the bytes of vtctx_profile_key
     std::map<uint8_t, std::string> attrs;
     uint32_t tid;
+    SampleStacks stacks;
     auto operator<=>(const Key&) const = default;
   };
   bool by_thread_;
   std::map<Key, uint64_t> counts_;
+  StackCounts stack_counts_;
 };
 
 // The in-kernel aggregation (`counts`, a per-CPU hash map), summed over CPUs.
@@ -69,15 +80,18 @@ void PrintGroupedTable(const std::vector<SampleCount>& counts,
 std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
                                     const std::vector<std::string>& traces);
 // Flame-graph stacks: "[attribute frames;]trace/span frames;user frames;kernel frames" -> count.
-std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts, int stacks_fd,
-                                             Symbolizer& symbols,
+// Root first; a stack at the depth limit starts with "[truncated]", a user stack that could not be
+// walked is "[no user stack]".
+std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts,
+                                             FrameNamer& symbols,
                                              const std::vector<std::string>& attr_frames,
                                              const AttributeNames& names);
 void PrintFolded(const std::map<std::string, uint64_t>& folded);
 // pprof samples: user and kernel frames; labels trace_id, span_id (when the sample has a
 // context), the named attributes, and the number thread.id.
-std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, int stacks_fd,
-                                      Symbolizer& symbols, const AttributeNames& names);
+// The same markers as FoldedStacks, as outermost frames.
+std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, FrameNamer& symbols,
+                                      const AttributeNames& names);
 
 // A requested attribute the key map does not name can only show as unset: says so once on stderr.
 void WarnUnknownNames(const std::vector<std::string>& requested, const AttributeNames& names);

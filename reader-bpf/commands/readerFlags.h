@@ -76,6 +76,9 @@ enum ReaderCommand : unsigned {
   X("folded-attrs", "", kProfile, "A", "",                                                         \
     "folded, svg: start each stack with '<name>=<value>' frames of these attributes, e.g. "        \
     "--folded-attrs http.route,user.id; sends every sample to user space, like json")              \
+  X("keep-agent-threads", "", kProfile, "", "",                                                    \
+    "also sample the vtctx agent's own threads (named vtctx-*: maintenance, reader resync), "      \
+    "which are left out of profiles by default and only counted (agent_thread_samples=)")          \
   X("wait", "", kTargetCommands, "[=S]", "",                                                       \
     "when P does not export " VTCTX_TLS_SYMBOL                                                     \
     " yet (agent not loaded, or being loaded), wait for it: P's maps are read every 200 ms, for "  \

@@ -31,17 +31,25 @@ struct Frame {
   uint64_t address = 0;  // the address looked up (a return address minus one)
 };
 
-class Symbolizer {
+// Names stack addresses (the Symbolizer below; fixed names in unit tests).
+class FrameNamer {
+ public:
+  virtual ~FrameNamer() = default;
+  // `return_address`: the address is a return address (every frame but the innermost), so the
+  // call instruction is looked up (address - 1).
+  virtual Frame UserFrame(uint64_t address, bool return_address) = 0;
+  virtual Frame KernelFrame(uint64_t address) = 0;
+};
+
+class Symbolizer final : public FrameNamer {
  public:
   // Snapshots the maps of the held `target` now. Call it while the process runs (JIT code and
   // dlopen'ed libraries seen during sampling must still be mapped). Anonymous code is named from
   // `jit` (jitCodeNames.h) when given, else from perf-<pid>.map in the process's /tmp if present.
   explicit Symbolizer(const TargetProcess& target, const SymbolTable* jit = nullptr);
 
-  // `return_address`: the address is a return address (every frame but the innermost), so the
-  // call instruction is looked up (address - 1).
-  Frame UserFrame(uint64_t address, bool return_address);
-  Frame KernelFrame(uint64_t address);
+  Frame UserFrame(uint64_t address, bool return_address) override;
+  Frame KernelFrame(uint64_t address) override;
   std::string User(uint64_t address, bool return_address) {
     return UserFrame(address, return_address).name;
   }

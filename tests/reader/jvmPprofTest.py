@@ -11,7 +11,7 @@ installed by scripts/install-deps.sh), never with our own decoder:
   - `-raw`: sample types samples/count and cpu/nanoseconds, period 1e9/hz ns;
   - `-traces`: both JIT methods named (by the perf map the reader asked the JVM for: no jcmd
     here), every spin stack under the trace and span of a virtual thread of its parity, every
-    sample labelled with thread.id;
+    sample labelled with thread.id, none without its stack;
   - `-tags` lists trace_id, span_id, thread.id;
   - `-tagfocus trace_id=<id>` keeps exactly that trace's samples (all of them, nothing else);
   - `-top` (text) and `-http` (the web UI serves the profile) work;
@@ -69,6 +69,7 @@ def check_stacks(samples):
     seen = {"spinEven": 0, "spinOdd": 0}
     for labels, _, frames in samples:
         check("thread.id" in labels, f"a sample without thread.id: {labels}")
+        check(not {"[stack lost]", "[no user stack]"} & set(frames), f"a sample lost its stack: {frames}")
         spins = [f for f in frames if "VtSpin.spinEven" in f or "VtSpin.spinOdd" in f]
         if not spins:
             continue

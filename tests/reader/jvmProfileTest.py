@@ -6,7 +6,10 @@ Checks that
     perf map itself (Compiler.perfmap through the attach socket, no jcmd here): both spin methods
     appear in the folded stacks, which only the perf map can name;
   - every stack whose innermost VtSpin frame is spinEven/spinOdd sits under the trace and span
-    of a virtual thread of the same parity (the context and the stack agree), none without one.
+    of a virtual thread of the same parity (the context and the stack agree), none without one;
+  - no sample is lost: the folded counts add up to the samples the summary reports, none was
+    dropped, every sample has its user stack (each carries its own: no shared stack map), and the
+    summary counts the stacks at the depth limit.
 
   jvmProfileTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
 """
@@ -60,9 +63,14 @@ def main():
 
     seen = {"spinEven": 0, "spinOdd": 0}
     bad = []
+    total = 0
     for line in folded.splitlines():
         stack, count = line.rsplit(" ", 1)
+        total += int(count)
         frames = stack.split(";")
+        for marker in ("[stack lost]", "[no user stack]"):
+            if marker in frames:
+                bad.append(f"{marker}: {line[:300]}")
         spins = [f for f in frames if "VtSpin.spinEven" in f or "VtSpin.spinOdd" in f]
         if not spins:
             continue
@@ -84,7 +92,13 @@ def main():
     check(seen["spinEven"] > 0 and seen["spinOdd"] > 0,
           "JIT frames of VtSpin.spinEven/spinOdd not found (perf map symbolisation or frame "
           f"pointers broken):\n{folded[:3000]}")
-    check(not bad, f"{len(bad)} stacks disagree with their context")
+    check(not bad, f"{len(bad)} stacks disagree with their context or have none")
+    summary = reader.summary()
+    check(total > 0 and total == int(summary["samples"]) == int(summary["matched"]),
+          f"folded stacks hold {total} samples, the summary says {summary}")
+    check(summary["dropped"] == "0", f"samples dropped: {summary}")
+    check(summary.get("stacks_no_user") == "0" and "stacks_depth_limited" in summary,
+          f"the summary must count incomplete stacks, none without a user stack: {summary}")
     print("PASS")
 
 

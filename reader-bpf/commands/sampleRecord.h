@@ -1,0 +1,38 @@
+// One ring-buffer record of profile.bpf.c (vtctx_sample_event, profile.h), split into its parts:
+// the event, its attrs-data and its stacks. Records come from our own BPF program, but their sizes
+// are still checked: a malformed record is refused, never read past.
+#ifndef VTCTX_READER_SAMPLE_RECORD_H_
+#define VTCTX_READER_SAMPLE_RECORD_H_
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "commands/profile.h"
+
+namespace vtctx::reader {
+
+// A sample's stacks as the kernel walked them.
+struct SampleStacks {
+  std::vector<uint64_t> user;    // innermost first
+  std::vector<uint64_t> kernel;  // innermost first
+  int32_t user_error = 0;        // -errno of the user walk (0: walked; -14 EFAULT included)
+  // A stack filled all VTCTX_MAX_STACK_DEPTH frames: its outermost frames may be missing.
+  bool depth_limited = false;
+  auto operator<=>(const SampleStacks&) const = default;
+};
+
+struct SampleRecord {
+  const vtctx_sample_event* event = nullptr;  // points into the record
+  std::span<const uint8_t> attrs;             // ctx.attrs_len bytes of attrs-data
+  SampleStacks stacks;                        // empty when the event carries none
+};
+
+// nullopt when the record is shorter than its own fields say.
+std::optional<SampleRecord> ParseSampleRecord(std::span<const uint8_t> record);
+
+}  // namespace vtctx::reader
+
+#endif  // VTCTX_READER_SAMPLE_RECORD_H_
