@@ -12,11 +12,11 @@
  *                                           JavaThread offsets below would read anything)
  *   OWNER_ID (JDK 24+):  id = *(s64 *)(thread + owner_id_offset)     JavaThread::_monitor_owner_id
  *   VTHREAD_OOP (JDK 21-23, collectors that move objects only at safepoints):
- *                        handle = *(u64 *)(thread + vthread_offset)  JavaThread::_vthread (OopHandle)
- *                        oop = *(u64 *)handle; id = *(s64 *)(oop + tid_offset)
- *   record = the thread index's entry for id (vtctx/threadIndex.h, header at `index`)
- * and, after every read of the record, the confirmation: the index still maps id to the record
- * (and, for VTHREAD_OOP, *handle is still oop: the object was not moved under the read).
+ *                        handle = *(u64 *)(thread + vthread_offset)  JavaThread::_vthread
+ * (OopHandle) oop = *(u64 *)handle; id = *(s64 *)(oop + tid_offset) record = the thread index's
+ * entry for id (vtctx/threadIndex.h, header at `index`) and, after every read of the record, the
+ * confirmation: the index still maps id to the record (and, for VTHREAD_OOP, *handle is still oop:
+ * the object was not moved under the read).
  */
 #ifndef VTCTX_READER_IDENTITY_SLOT_H_
 #define VTCTX_READER_IDENTITY_SLOT_H_

@@ -201,8 +201,8 @@ absl::StatusOr<std::string> TargetView::Run(
     } else {
       ViewSession session(cwd_fd_, pid_, pidfd_, uid_, gid_);
       absl::StatusOr<std::string> result = work(session);
-      reply.push_back(static_cast<char>(result.ok() ? absl::StatusCode::kOk
-                                                    : result.status().code()));
+      reply.push_back(
+          static_cast<char>(result.ok() ? absl::StatusCode::kOk : result.status().code()));
       if (result.ok()) {
         reply.append(*result);
       } else {

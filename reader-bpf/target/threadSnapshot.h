@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "target/identitySlot.h"
 #include "target/processMemory.h"
 #include "target/recordFormat.h"
 #include "target/targetProcess.h"
-#include "target/identitySlot.h"
 #include "target/tlsSlot.h"
 
 namespace vtctx::reader {
@@ -31,7 +31,7 @@ struct ThreadSnapshot {
   uint64_t record = 0;
   vtctx_record_header header{};
   std::vector<uint8_t> attrs;
-  std::string note;  // why the slot or record could not be read, if so
+  std::string note;             // why the slot or record could not be read, if so
   uint64_t java_thread_id = 0;  // identity channel: the Java thread HotSpot says it runs
 
   ContextView View() const { return {status, record, header, attrs}; }

@@ -22,8 +22,8 @@ WriterChannel WriterChannelOf(const ProcessContext& context) {
   }
   if (index.empty()) return out;
   uint64_t address = 0;
-  if (!absl::StartsWith(index, "0x") || !absl::SimpleHexAtoi(absl::string_view(index).substr(2), &address) ||
-      address == 0) {
+  if (!absl::StartsWith(index, "0x") ||
+      !absl::SimpleHexAtoi(absl::string_view(index).substr(2), &address) || address == 0) {
     out.index_error = absl::StrCat("the process context names no address for the thread index ('",
                                    Printable(index, 40), "')");
     return out;

@@ -12,9 +12,9 @@
 namespace vtctx::reader {
 
 struct WriterChannel {
-  std::string channel;     // "carrier", "identity", or "" (no vtctx context: carrier semantics)
-  uint64_t index = 0;      // the thread index header's address, 0 if none is named
-  std::string index_error; // why a named index cannot be used ("" if it can or none is named)
+  std::string channel;      // "carrier", "identity", or "" (no vtctx context: carrier semantics)
+  uint64_t index = 0;       // the thread index header's address, 0 if none is named
+  std::string index_error;  // why a named index cannot be used ("" if it can or none is named)
 };
 
 WriterChannel WriterChannelOf(const ProcessContext& context);

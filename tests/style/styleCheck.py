@@ -16,18 +16,23 @@ import sys
 from vtctxtest.checks import report
 
 CXX = (".c", ".h", ".cc", ".cpp", ".hpp")
-SKIP_DIRS = {".git", "target", "node_modules", "__pycache__"}
+SKIP_DIRS = {".git", "node_modules", "__pycache__"}
 JAVA_COLUMNS = 100
 
 
 def source_files(root):
-    if os.path.isdir(os.path.join(root, ".git")):
+    # A clone has a .git directory, a worktree a .git file: both are git checkouts.
+    if os.path.exists(os.path.join(root, ".git")):
         out = subprocess.run(["git", "-C", root, "ls-files", "-z"], check=True,
                              capture_output=True).stdout.decode()
         return sorted(f for f in out.split("\0") if f)
     files = []
     for d, dirs, names in os.walk(root):
-        dirs[:] = [x for x in dirs if x not in SKIP_DIRS and not x.startswith("build")]
+        # Build output: CMake's build*/ and Maven's target/ (beside a pom.xml; reader-bpf/target/
+        # is source).
+        maven = os.path.exists(os.path.join(d, "pom.xml"))
+        dirs[:] = [x for x in dirs if x not in SKIP_DIRS and not x.startswith("build")
+                   and not (maven and x == "target")]
         files += [os.path.relpath(os.path.join(d, n), root) for n in names]
     return sorted(files)
 
