@@ -5,7 +5,7 @@
 
 Reads what bench.sh wrote there: command.txt, machine.txt, native-*.json (Google Benchmark),
 jmh-summary.md (benchmarks/jmh/summarize.py), memory.txt (ParkedThreads), bpf.txt
-(tests/reader/bench/benchReader.py). Missing parts are reported as not run. It only copies and
+(benchmarks/reader/benchReader.py). Missing parts are reported as not run. It only copies and
 tabulates measured values: nothing here is typed in by hand.
 """
 import glob
@@ -89,7 +89,7 @@ def main():
     out.append("## Memory\n")
     out.append(memory_section(memory) if memory else "Not run.\n")
     bpf = read(os.path.join(d, "bpf.txt"))
-    out.append("## Reader BPF cost per event (tests/reader/bench/benchReader.py)\n")
+    out.append("## Reader BPF cost per event (benchmarks/reader/benchReader.py)\n")
     out.append("```\n" + bpf.strip() + "\n```\n" if bpf else "Not run (needs root).\n")
     print("\n".join(out))
 

@@ -8,7 +8,7 @@
 # Parts, in order: native (Google Benchmark: handler bodies, record rewrite, pool, TLS symbol
 # resolution), JMH (5 virtual-thread workloads x 7 agent configurations, --rounds rounds of one
 # fork each, configurations shuffled per round, medians over rounds), memory (1M parked virtual
-# threads), reader BPF run time per event (tests/reader/bench/benchReader.py).
+# threads), reader BPF run time per event (benchmarks/reader/benchReader.py).
 #   --smoke      quick (a few minutes): everything compiles and runs once, briefly; what CI runs
 #                (ctest bench.smoke.jmh). Numbers from a smoke run mean nothing.
 #   --out DIR    results directory (default: /tmp/vtctx-bench-<UTC time>, outside the repository;
@@ -64,7 +64,7 @@ fi
 agent=$build/agent/libvtctx.so
 empty=$build/benchmarks/libvtctx_empty_agent.so
 reader=$build/reader-bpf/vtctx-reader
-loadgen=$build/tests/reader/loadGen
+loadgen=$build/benchmarks/loadGen
 for f in "$agent" "$empty" "$reader" "$build/benchmarks/vtctx_agent_benchmarks" \
   "$build/benchmarks/vtctx_resolve_benchmarks"; do
   [[ -e $f ]] || { log "missing $f: build first (cmake --build $build)"; exit 1; }
@@ -185,7 +185,7 @@ if ((is_root)) && [[ -x $loadgen ]]; then
   log "reader BPF cost"
   bpf_args=(--runs 3 --seconds 3)
   ((smoke)) && bpf_args=(--runs 1 --seconds 1 --only syscalls)
-  PYTHONPATH="$root/tests/lib" python3 "$root/tests/reader/bench/benchReader.py" --reader "$reader" --loadgen "$loadgen" \
+  PYTHONPATH="$root/tests/lib" python3 "$root/benchmarks/reader/benchReader.py" --reader "$reader" --loadgen "$loadgen" \
     "${bpf_args[@]}" >"$out/bpf.txt" 2>"$out/bpf.log" ||
     { tail -20 "$out/bpf.log" >&2; log "reader BPF benchmark failed"; exit 1; }
 else

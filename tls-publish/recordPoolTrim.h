@@ -1,7 +1,8 @@
 // The steps of RecordPool::Trim(), as functions over the pool's plain arrays (free-record links,
 // chunk links, one mark per chunk), so that each step's rule is tested on its own
-// (tests/unit/recordPoolTrimTest.cpp). RecordPool::Trim() owns the concurrency: it runs them only
-// on records and chunks it has detached from the shared stacks, which no Take can reach meanwhile.
+// (tests/tls-publish/recordPoolTrimTest.cpp). RecordPool::Trim() owns the concurrency: it runs
+// them only on records and chunks it has detached from the shared stacks, which no Take can reach
+// meanwhile.
 //
 // Indexes: a record's index is its slot + 1 and a chunk's number is its position + 1 (0 = none),
 // as in RecordPool; `mark[c]` is the mark of chunk c + 1.

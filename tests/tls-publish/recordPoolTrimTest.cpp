@@ -1,5 +1,5 @@
 // The steps of RecordPool::Trim() (tls-publish/recordPoolTrim.h) on small hand-made arrays: each
-// step's rule alone. tests/unit/recordPoolTest.cpp checks the whole trim on a real pool.
+// step's rule alone. recordPoolTest.cpp checks the whole trim on a real pool.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -407,7 +407,7 @@ TEST(RecordPool, SpillWakesTheTrimmer) {
 
 // Takes, returns and trims race: a record written right after Take must still hold what was
 // written when its holder returns it (a trim zapping its page would zero it), and a taken record
-// is always zero. Runs under ASan/UBSan too (unit.asan_ubsan).
+// is always zero. Runs under ASan/UBSan too (tls-publish.unit_asan_ubsan).
 TEST(RecordPool, ConcurrentTakeReturnTrimNeverLosesAWrite) {
   RecordPool pool;
   constexpr int kThreads = 4;
