@@ -19,11 +19,16 @@
 
 #include <bpf/libbpf.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "commands/commandOptions.h"
 #include "target/identitySlot.h"
@@ -51,6 +56,29 @@ void SetCommonRodata(Rodata& rodata, const BpfTarget& target, bool floor_only,
   rodata.vtctx_identity = target.identity;
   rodata.floor_only = floor_only;
   rodata.wakeup_bytes = ring_bytes / 4;
+}
+
+// A command's skeleton, destroyed with it (`Destroy`: the skeleton's <name>_bpf__destroy).
+template <typename Skeleton, void (*Destroy)(Skeleton*)>
+struct SkeletonDestroyer {
+  void operator()(Skeleton* skeleton) const { Destroy(skeleton); }
+};
+template <typename Skeleton, void (*Destroy)(Skeleton*)>
+using SkeletonPtr = std::unique_ptr<Skeleton, SkeletonDestroyer<Skeleton, Destroy>>;
+
+// Opens a skeleton (`open`: its <name>_bpf__open), sets the common rodata and sizes its ring
+// buffer `events` to `ring_bytes`; the command then sets its own rodata, before the run loads it.
+template <typename Skeleton, void (*Destroy)(Skeleton*)>
+absl::StatusOr<SkeletonPtr<Skeleton, Destroy>> OpenSkeleton(Skeleton* (*open)(),
+                                                            const BpfTarget& target,
+                                                            bool floor_only, uint32_t ring_bytes) {
+  SkeletonPtr<Skeleton, Destroy> skeleton(open());
+  if (!skeleton) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
+  SetCommonRodata(*skeleton->rodata, target, floor_only, ring_bytes);
+  if (int err = bpf_map__set_max_entries(skeleton->maps.events, ring_bytes); err != 0) {
+    return absl::InternalError(absl::StrCat("sizing the ring buffer: ", strerror(-err)));
+  }
+  return skeleton;
 }
 
 // A command's part of the summary line.

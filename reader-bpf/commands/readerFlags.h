@@ -23,11 +23,11 @@
 namespace vtctx::reader {
 
 enum ReaderCommand : unsigned {
-  kResolve = 1,
-  kSyscalls = 2,
-  kProfile = 4,
-  kAttach = 8,
-  kVerify = 16,
+  kResolve = 1u << 0,
+  kSyscalls = 1u << 1,
+  kProfile = 1u << 2,
+  kAttach = 1u << 3,
+  kVerify = 1u << 4,
   kBpfCommands = kSyscalls | kProfile | kVerify,
   kTargetCommands = kResolve | kSyscalls | kProfile | kVerify,
   kContextCommands = kResolve | kSyscalls | kProfile,  // read one channel

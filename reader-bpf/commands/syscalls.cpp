@@ -41,10 +41,6 @@ const CommandHelp kSyscallsHelp = {
 
 namespace {
 
-struct SkelDeleter {
-  void operator()(syscalls_bpf* skel) const { syscalls_bpf__destroy(skel); }
-};
-
 class SyscallsCommand final : public BpfCommand {
  public:
   explicit SyscallsCommand(const SyscallsOptions& options) : options_(options) {}
@@ -54,14 +50,12 @@ class SyscallsCommand final : public BpfCommand {
   }
 
   absl::Status Open(const BpfTarget& target) override {
-    skel_.reset(syscalls_bpf__open());
-    if (!skel_) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
     const uint32_t ring_bytes = options_.run.ringbuf_mb << 20;
-    SetCommonRodata(*skel_->rodata, target, options_.run.bpf_floor, ring_bytes);
+    auto skel = OpenSkeleton<syscalls_bpf, syscalls_bpf__destroy>(
+        syscalls_bpf__open, target, options_.run.bpf_floor, ring_bytes);
+    if (!skel.ok()) return skel.status();
+    skel_ = *std::move(skel);
     for (int nr : options_.syscalls) skel_->rodata->syscall_mask[nr / 64] |= 1ull << (nr % 64);
-    if (int err = bpf_map__set_max_entries(skel_->maps.events, ring_bytes); err != 0) {
-      return absl::InternalError(absl::StrCat("sizing the ring buffer: ", strerror(-err)));
-    }
     // Prefer the BTF tracepoint (direct, cheaper argument access); fall back to the raw one when
     // the kernel cannot load tracing programs.
     use_btf_ = !options_.raw_tp && libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, nullptr) == 1;
@@ -144,7 +138,7 @@ class SyscallsCommand final : public BpfCommand {
   }
 
   const SyscallsOptions options_;
-  std::unique_ptr<syscalls_bpf, SkelDeleter> skel_;
+  SkeletonPtr<syscalls_bpf, syscalls_bpf__destroy> skel_;
   bool use_btf_ = false;
   uint64_t received_ = 0;
   std::string line_;

@@ -45,10 +45,6 @@ namespace {
 
 constexpr int kMaxPrinted = 20;  // disagreements printed in full
 
-struct SkelDeleter {
-  void operator()(verify_bpf* skel) const { verify_bpf__destroy(skel); }
-};
-
 class VerifyCommand final : public BpfCommand {
  public:
   explicit VerifyCommand(const VerifyOptions& options) : options_(options) {}
@@ -58,13 +54,10 @@ class VerifyCommand final : public BpfCommand {
   }
 
   absl::Status Open(const BpfTarget& target) override {
-    skel_.reset(verify_bpf__open());
-    if (!skel_) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
-    const uint32_t ring_bytes = options_.run.ringbuf_mb << 20;
-    SetCommonRodata(*skel_->rodata, target, options_.run.bpf_floor, ring_bytes);
-    if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0) {
-      return absl::InternalError("sizing the BPF maps failed");
-    }
+    auto skel = OpenSkeleton<verify_bpf, verify_bpf__destroy>(
+        verify_bpf__open, target, options_.run.bpf_floor, options_.run.ringbuf_mb << 20);
+    if (!skel.ok()) return skel.status();
+    skel_ = *std::move(skel);
     return absl::OkStatus();
   }
 
@@ -126,7 +119,7 @@ class VerifyCommand final : public BpfCommand {
   }
 
   const VerifyOptions& options_;
-  std::unique_ptr<verify_bpf, SkelDeleter> skel_;
+  SkeletonPtr<verify_bpf, verify_bpf__destroy> skel_;
   std::vector<BpfLink> links_;  // released before skel_
   int printed_ = 0;
 };

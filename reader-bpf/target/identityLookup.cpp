@@ -50,22 +50,13 @@ IdentityFollow FollowIdentity(const vtctx_identity_recipe& recipe, uint64_t thre
   }
   out.java_thread_id = *id;
   out.hit = protocol::FindInIndex(Reader(memory), recipe.index, *id);
-  switch (out.hit.outcome) {
-    case protocol::IndexOutcome::kFound:
-      out.status = VTCTX_CTX_OK;
-      out.record = out.hit.record;
-      break;
-    case protocol::IndexOutcome::kNotFound:
-      out.status = VTCTX_CTX_NULL;
-      break;
-    case protocol::IndexOutcome::kMalformed:
-      out.status = VTCTX_CTX_FAULT;
-      out.note = out.hit.problem;
-      break;
-    case protocol::IndexOutcome::kUnreadable:
-      out.status = VTCTX_CTX_FAULT;
-      out.note = "the thread index is unreadable";
-      break;
+  out.status = out.hit.outcome == protocol::IndexOutcome::kFound      ? VTCTX_CTX_OK
+               : out.hit.outcome == protocol::IndexOutcome::kNotFound ? VTCTX_CTX_NULL
+                                                                      : VTCTX_CTX_FAULT;
+  if (out.status == VTCTX_CTX_OK) out.record = out.hit.record;
+  if (out.hit.outcome == protocol::IndexOutcome::kMalformed) out.note = out.hit.problem;
+  if (out.hit.outcome == protocol::IndexOutcome::kUnreadable) {
+    out.note = "the thread index is unreadable";
   }
   return out;
 }

@@ -1,7 +1,6 @@
 package io.vtctx.otel;
 
 import io.opentelemetry.context.Context;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SpanProcessor;
@@ -41,10 +40,5 @@ final class InstallCheck implements SpanProcessor {
   @Override
   public boolean isEndRequired() {
     return false;
-  }
-
-  @Override
-  public CompletableResultCode shutdown() {
-    return CompletableResultCode.ofSuccess();
   }
 }

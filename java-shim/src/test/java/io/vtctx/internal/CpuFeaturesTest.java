@@ -1,9 +1,12 @@
 package io.vtctx.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class CpuFeaturesTest {
   private static String cpuinfo(String vendor, int family, String flags) {
@@ -18,26 +21,27 @@ class CpuFeaturesTest {
         + "\n";
   }
 
-  @Test
-  void intelWithBmi2() {
-    assertTrue(CpuFeatures.fastBitCompress("amd64", cpuinfo("GenuineIntel", 6, "bmi1 bmi2")));
-    assertTrue(CpuFeatures.fastBitCompress("x86_64", cpuinfo("GenuineIntel", 6, "bmi2")));
+  // PEXT is fast on Intel with BMI2 and on AMD from Zen 3 (family 0x19) on; microcoded before.
+  @ParameterizedTest(name = "{0} {1} family {2} [{3}] -> {4}")
+  @CsvSource({
+    "amd64,   GenuineIntel, 6,    bmi1 bmi2, true",
+    "x86_64,  GenuineIntel, 6,    bmi2,      true",
+    "amd64,   AuthenticAMD, 0x17, bmi2,      false", // Zen 2
+    "amd64,   AuthenticAMD, 0x19, bmi2,      true", // Zen 3/4
+    "amd64,   AuthenticAMD, 0x1a, bmi2,      true", // Zen 5
+    "amd64,   HygonGenuine, 0x18, bmi2,      false",
+    "amd64,   GenuineIntel, 6,    bmi1,      false",
+    "amd64,   GenuineIntel, 6,    xbmi2,     false",
+    "aarch64, GenuineIntel, 6,    bmi2,      false",
+  })
+  void fastBitCompressFromVendorFamilyAndFlags(
+      String arch, String vendor, String family, String flags, boolean fast) {
+    String cpuinfo = cpuinfo(vendor, Integer.decode(family), flags);
+    assertEquals(fast, CpuFeatures.fastBitCompress(arch, cpuinfo));
   }
 
   @Test
-  void amdOnlyFromZen3() {
-    // Zen 2, Zen 3/4, Zen 5
-    assertFalse(CpuFeatures.fastBitCompress("amd64", cpuinfo("AuthenticAMD", 0x17, "bmi2")));
-    assertTrue(CpuFeatures.fastBitCompress("amd64", cpuinfo("AuthenticAMD", 0x19, "bmi2")));
-    assertTrue(CpuFeatures.fastBitCompress("amd64", cpuinfo("AuthenticAMD", 0x1a, "bmi2")));
-    assertFalse(CpuFeatures.fastBitCompress("amd64", cpuinfo("HygonGenuine", 0x18, "bmi2")));
-  }
-
-  @Test
-  void noBmi2OrNotX86() {
-    assertFalse(CpuFeatures.fastBitCompress("amd64", cpuinfo("GenuineIntel", 6, "bmi1")));
-    assertFalse(CpuFeatures.fastBitCompress("amd64", cpuinfo("GenuineIntel", 6, "xbmi2")));
-    assertFalse(CpuFeatures.fastBitCompress("aarch64", cpuinfo("GenuineIntel", 6, "bmi2")));
+  void unparseableCpuinfoIsNotFast() {
     assertFalse(CpuFeatures.fastBitCompress("amd64", ""));
     assertFalse(CpuFeatures.fastBitCompress("amd64", "vendor_id: AuthenticAMD\nflags: bmi2\n"));
   }

@@ -47,6 +47,13 @@ class ScopeSemanticsTest {
     assertNull(Published.mismatch(ThreadContext.recordAddress(), expected));
   }
 
+  /** Makes `span` current, checks that the record holds it, and closes the scope. */
+  private static void assertPublishesWhileCurrent(Span span) {
+    try (Scope s = span.makeCurrent()) {
+      assertPublishes(span.getSpanContext());
+    }
+  }
+
   private static void assertPublishesCurrent() {
     assertPublishes(Span.current().getSpanContext());
   }
@@ -97,9 +104,7 @@ class ScopeSemanticsTest {
           Span a = tracer.spanBuilder("a").startSpan();
           try (Scope sa = a.makeCurrent()) {
             Span b = tracer.spanBuilder("b").startSpan();
-            try (Scope sb = b.makeCurrent()) {
-              assertPublishes(b.getSpanContext());
-            }
+            assertPublishesWhileCurrent(b);
             assertPublishes(a.getSpanContext()); // from the cache: both spans are in it now
             ThreadContext.setHex("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 1);
             // The same span again, in another context: must be written again.
@@ -119,9 +124,7 @@ class ScopeSemanticsTest {
             ThreadContext.setHex("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 1);
             ThreadContext.setHex("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", 1);
             // Both cache entries now hold the plain API's ids: a and b are decoded again.
-            try (Scope sb = b.makeCurrent()) {
-              assertPublishes(b.getSpanContext());
-            }
+            assertPublishesWhileCurrent(b);
             assertPublishes(a.getSpanContext());
           }
           assertPublishes(null);
@@ -307,9 +310,7 @@ class ScopeSemanticsTest {
                   Span a = tracer.spanBuilder("a").startSpan();
                   try (Scope sa = a.makeCurrent()) {
                     Span b = tracer.spanBuilder("b").startSpan();
-                    try (Scope sb = b.makeCurrent()) {
-                      assertPublishes(b.getSpanContext());
-                    }
+                    assertPublishesWhileCurrent(b);
                     assertPublishes(a.getSpanContext());
                   }
                   assertPublishes(null);
