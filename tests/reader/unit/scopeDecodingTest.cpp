@@ -17,8 +17,10 @@ namespace {
 // Recorded from Temurin 25.0.1 (tests/reader/jvm/InlineChain.java, -XX:+PreserveFramePointer):
 // the C2 nmethod of InlineChain.lambda$main$0()V, 336 bytes of code, with a, b, c and leaf
 // inlined. Its PcDescs (pc offset, scope offset) and scopes data, the nmethod's metadata being
-// 1 lambda$main$0, 2 a, 3 b, 4 c, 5 leaf.
+// 1 lambda$main$0, 2 a, 3 b, 4 c, 5 leaf. Java 21.0.8 compiled the same scopes bytes, with its
+// PcDescs at other pc offsets (kLambdaPcs21).
 const std::vector<PcDescEntry> kLambdaPcs = {{-1, 0}, {190, 47}, {236, 53}, {292, 67}, {337, 0}};
+const std::vector<PcDescEntry> kLambdaPcs21 = {{-1, 0}, {193, 47}, {242, 53}, {296, 67}, {345, 0}};
 constexpr char kLambdaScopes[] =
     "ff030101010103020101d50101020c0207010d0303020101130403020101190506020101050201019502d11d01d4"
     "081f061725010101021107010103020101050201420102073c410100000000000000";
@@ -111,6 +113,8 @@ TEST(PcDescLookup, ExactForReturnAddressesNextForTheSampledPc) {
   EXPECT_EQ(FindPcDesc(kLambdaPcs, 190 + 1, true)->scope_offset, 53);  // just past leaf's poll
   EXPECT_EQ(FindPcDesc(kLambdaPcs, 336 + 1, true)->pc_offset, 337);    // the end sentinel
   EXPECT_EQ(FindPcDesc(kLambdaPcs, 400, true), nullptr);
+  EXPECT_EQ(FindPcDesc(kLambdaPcs21, 192 + 1, true)->scope_offset, 47);
+  EXPECT_EQ(FindPcDesc(kLambdaPcs21, 193 + 1, true)->scope_offset, 53);
   // An unsorted table answers nothing.
   const std::vector<PcDescEntry> unsorted = {{10, 1}, {5, 2}};
   EXPECT_EQ(FindPcDesc(unsorted, 10, false), nullptr);
