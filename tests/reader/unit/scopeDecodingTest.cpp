@@ -59,7 +59,8 @@ TEST(ScopeStream, RefusesTruncatedAndOverflowingNumbers) {
   EXPECT_TRUE(Ints(Bytes("0000"), 1).empty());        // a zero run of none
   EXPECT_TRUE(Ints(Bytes("ffffffffff"), 1).empty());  // more than 32 bits
   // A failed stream stays failed.
-  ScopeStream s(Bytes("c0"), 0);
+  const std::vector<uint8_t> truncated = Bytes("c0");
+  ScopeStream s(truncated, 0);
   EXPECT_FALSE(s.ReadInt());
   EXPECT_FALSE(s.ReadInt());
 }
