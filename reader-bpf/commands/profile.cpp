@@ -29,6 +29,7 @@
 #include "commands/profileReport.h"
 #include "commands/sampleRecord.h"
 #include "hotspot/jitCodeNames.h"
+#include "hotspot/nmethodScopes.h"
 #include "output/flameGraphSvg.h"
 #include "output/pprofWriter.h"
 #include "output/symbolizer.h"
@@ -167,6 +168,17 @@ class ProfileCommand final : public BpfCommand {
       out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
                                   s.user_failed);
     }
+    if (inlined_) {
+      const InlineCounts& c = inlined_->counts();
+      absl::StrAppendFormat(&out.extra, " inline_nmethods=%d inline_refused=%d", c.nmethods,
+                            c.refused);
+      if (c.refused > 0) {
+        fprintf(stderr,
+                "vtctx-reader: note: %d nmethods kept their outer name unexpanded (freed, moved or "
+                "unreadable by the end of the profile), first: %s\n",
+                static_cast<int>(c.refused), inlined_->first_refusal().c_str());
+      }
+    }
     if (const uint64_t agent = Counter(VTCTX_PC_AGENT_THREAD); agent > 0) {
       absl::StrAppendFormat(&out.extra, " agent_thread_samples=%d", agent);
     }
@@ -196,8 +208,19 @@ class ProfileCommand final : public BpfCommand {
 
   // folded, svg, pprof: symbolized while the target (normally) still runs.
   void PrintStacks(const std::vector<SampleCount>& counts, const RunEnd& end) {
-    if (jit_) jit_->Finish();
-    Symbolizer symbols(end.target, jit_ ? &jit_->names() : nullptr);
+    if (jit_) {
+      jit_->Finish();
+      // Inlined methods from the nmethods as they are now (the JVM still runs): each is checked
+      // against the perf map before it is expanded (nmethodScopes.h).
+      absl::StatusOr<std::unique_ptr<NmethodScopes>> inlined = NmethodScopes::ForTarget(end.target);
+      if (inlined.ok()) {
+        inlined_ = *std::move(inlined);
+      } else {
+        fprintf(stderr, "vtctx-reader: warning: inlined Java frames not expanded: %s\n",
+                std::string(inlined.status().message()).c_str());
+      }
+    }
+    Symbolizer symbols(end.target, jit_ ? &jit_->names() : nullptr, inlined_.get());
     const AttributeNames& names = end.context.names();
     if (options_.format == ProfileFormat::kPprof) {
       PprofProfile profile;
@@ -233,7 +256,8 @@ class ProfileCommand final : public BpfCommand {
   std::string line_;
   SampleAggregate aggregate_;
   std::unique_ptr<JitCodeNames> jit_;
-  absl::Status written_;  // writing --output
+  std::unique_ptr<NmethodScopes> inlined_;  // after sampling, with jit_
+  absl::Status written_;                    // writing --output
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -40,17 +41,24 @@ class ProfileTables {
     return it->second;
   }
 
-  uint64_t Location(const Frame& f) {
-    const auto key = std::make_tuple(f.module, f.address, f.name);
+  // The location of one machine frame: `frames` (innermost first, every frame but the last
+  // inlined into the next) as that many lines, the last the caller the others were inlined into.
+  uint64_t Location(std::span<const Frame> frames) {
+    const Frame& f = frames.back();
+    std::vector<std::string> names;
+    for (const Frame& line : frames) names.push_back(line.name);
+    const auto key = std::make_tuple(f.module, f.address, names);
     auto [it, added] = locations_.try_emplace(key, locations_.size() + 1);
     if (!added) return it->second;
-    ProtobufWriter line;
-    line.Uint64(1, Function(f));  // function_id
     ProtobufWriter location;
     location.Uint64(1, it->second);         // id
     location.Uint64(2, Mapping(f.module));  // mapping_id
     location.Uint64(3, f.address);
-    location.Message(4, line);
+    for (const Frame& line_frame : frames) {
+      ProtobufWriter line;
+      line.Uint64(1, Function(line_frame));  // function_id
+      location.Message(4, line);
+    }
     messages_.Message(kLocation, location);
     return it->second;
   }
@@ -90,7 +98,7 @@ class ProfileTables {
   std::map<std::string, int64_t> strings_;
   std::vector<std::string> string_order_;
   std::map<std::pair<std::string, std::string>, uint64_t> functions_;
-  std::map<std::tuple<std::string, uint64_t, std::string>, uint64_t> locations_;
+  std::map<std::tuple<std::string, uint64_t, std::vector<std::string>>, uint64_t> locations_;
   std::map<std::string, uint64_t> mappings_;
   ProtobufWriter messages_;
 };
@@ -104,7 +112,13 @@ ProtobufWriter ValueType(ProfileTables& t, const char* type, const char* unit) {
 
 ProtobufWriter Sample(ProfileTables& t, const PprofSample& s, int64_t period_ns) {
   std::vector<uint64_t> locations;
-  for (const Frame& f : s.frames) locations.push_back(t.Location(f));
+  for (size_t begin = 0; begin < s.frames.size();) {
+    size_t end = begin;
+    while (end + 1 < s.frames.size() && s.frames[end].inlined) ++end;
+    locations.push_back(
+        t.Location(std::span<const Frame>(s.frames).subspan(begin, end - begin + 1)));
+    begin = end + 1;
+  }
   const uint64_t values[] = {static_cast<uint64_t>(s.count),
                              static_cast<uint64_t>(s.count * period_ns)};
   ProtobufWriter sample;

@@ -3,7 +3,8 @@
 // Pyroscope and most profiling tools ingest.
 //
 // The profile: sample types samples/count and cpu/nanoseconds (default), period type
-// cpu/nanoseconds with the sampling period; one location per (module, address, name), one
+// cpu/nanoseconds with the sampling period; one location per (module, address, names): a JIT
+// frame with inlined methods is one location with a line per method, innermost first; one
 // function per (name, module), one mapping per module, all mappings with has_functions set (the
 // names are final: nothing for pprof to symbolize). Labels are strings (trace_id, span_id, named
 // record attributes) or numbers (thread.id).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -110,8 +111,8 @@ void LoadElfFunctions(const std::string& path, SymbolTable& table) {
 
 }  // namespace
 
-Symbolizer::Symbolizer(const TargetProcess& target, const SymbolTable* jit)
-    : target_(target), jit_(jit) {
+Symbolizer::Symbolizer(const TargetProcess& target, const SymbolTable* jit, NmethodScopes* inlined)
+    : target_(target), jit_(jit), inlined_(inlined) {
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target_.dir());
   if (!maps.ok()) return;
   files_ = GroupMappedFiles(*maps);
@@ -158,6 +159,22 @@ Frame Symbolizer::UserFrame(uint64_t address, bool return_address) {
     }
   }
   return {"[unknown]", "", lookup};
+}
+
+std::vector<Frame> Symbolizer::UserFrames(uint64_t address, bool return_address) {
+  Frame outer = UserFrame(address, return_address);
+  if (inlined_ == nullptr || jit_ == nullptr || outer.module != "[jit]") return {outer};
+  const SymbolRange* code = jit_->Find(outer.address);
+  if (code == nullptr || code->name == kUnknownJit || code->name == kInterpreted) return {outer};
+  std::optional<std::vector<std::string>> methods =
+      inlined_->MethodsAt(code->start, code->name, address, return_address);
+  if (!methods || methods->size() < 2) return {outer};
+  std::vector<Frame> frames;
+  for (size_t i = 0; i < methods->size(); ++i) {
+    frames.push_back({FoldSafe((*methods)[i]), outer.module, outer.address,
+                      /*inlined=*/i + 1 < methods->size()});
+  }
+  return frames;
 }
 
 uint64_t Symbolizer::FileBias(const MappedFile& file) {

@@ -1,8 +1,9 @@
 // Address -> frame for `profile` stacks: user addresses through the process's mapped ELF files
 // (.symtab, else .dynsym; read through /proc/<pid>/map_files, the inode the process mapped, never
 // by a path the process names) or, for anonymous (JIT) memory, the JVM's own names
-// (jitCodeNames.h) or a perf-<pid>.map in the process's /tmp (read in its view and with its
-// credentials, bounded: targetView.h); kernel addresses through /proc/kallsyms (suffixed "_[k]",
+// (jitCodeNames.h), expanded into the methods inlined there (nmethodScopes.h), or a
+// perf-<pid>.map in the process's /tmp (read in its view and with its credentials, bounded:
+// targetView.h); kernel addresses through /proc/kallsyms (suffixed "_[k]",
 // as perf's folded output does). Anonymous executable code nothing names is "[unknown jit]",
 // never a guess.
 #ifndef VTCTX_READER_SYMBOLIZER_H_
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "hotspot/nmethodScopes.h"
 #include "target/procMaps.h"
 #include "target/symbolTable.h"
 #include "target/targetProcess.h"
@@ -29,6 +31,8 @@ struct Frame {
   std::string name;
   std::string module;
   uint64_t address = 0;  // the address looked up (a return address minus one)
+  // Inlined into the next frame (its caller): the two are one machine frame, at one address.
+  bool inlined = false;
 };
 
 // Names stack addresses (the Symbolizer below; fixed names in unit tests).
@@ -38,6 +42,11 @@ class FrameNamer {
   // `return_address`: the address is a return address (every frame but the innermost), so the
   // call instruction is looked up (address - 1).
   virtual Frame UserFrame(uint64_t address, bool return_address) = 0;
+  // The frames at a user address, innermost first: several where JIT code inlined methods (all
+  // but the last marked inlined), else UserFrame's one.
+  virtual std::vector<Frame> UserFrames(uint64_t address, bool return_address) {
+    return {UserFrame(address, return_address)};
+  }
   virtual Frame KernelFrame(uint64_t address) = 0;
 };
 
@@ -45,10 +54,14 @@ class Symbolizer final : public FrameNamer {
  public:
   // Snapshots the maps of the held `target` now. Call it while the process runs (JIT code and
   // dlopen'ed libraries seen during sampling must still be mapped). Anonymous code is named from
-  // `jit` (jitCodeNames.h) when given, else from perf-<pid>.map in the process's /tmp if present.
-  explicit Symbolizer(const TargetProcess& target, const SymbolTable* jit = nullptr);
+  // `jit` (jitCodeNames.h) when given, else from perf-<pid>.map in the process's /tmp if present;
+  // with `inlined` (nmethodScopes.h, with `jit`), JIT frames are expanded into the methods
+  // inlined there.
+  explicit Symbolizer(const TargetProcess& target, const SymbolTable* jit = nullptr,
+                      NmethodScopes* inlined = nullptr);
 
   Frame UserFrame(uint64_t address, bool return_address) override;
+  std::vector<Frame> UserFrames(uint64_t address, bool return_address) override;
   Frame KernelFrame(uint64_t address) override;
   std::string User(uint64_t address, bool return_address) {
     return UserFrame(address, return_address).name;
@@ -65,6 +78,7 @@ class Symbolizer final : public FrameNamer {
   std::map<std::string, std::unique_ptr<SymbolTable>> file_symbols_;  // by path
   std::map<std::string, uint64_t> file_bias_;
   const SymbolTable* jit_;
+  NmethodScopes* inlined_;
   std::unique_ptr<SymbolTable> perf_map_;
   std::unique_ptr<SymbolTable> kallsyms_;
 };

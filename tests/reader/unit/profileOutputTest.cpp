@@ -3,6 +3,7 @@
 // SVG flame graph.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -102,6 +103,31 @@ TEST(Pprof, EncodesProfileProto) {
   auto label = Fields(sample.find(3)->second.bytes);
   EXPECT_EQ(strings.at(label.find(1)->second.varint), "trace_id");
   EXPECT_EQ(strings.at(label.find(2)->second.varint), "0af7");
+}
+
+TEST(Pprof, InlinedFramesAreLinesOfOneLocation) {
+  PprofProfile p;
+  p.period_ns = 1;
+  // One JIT frame at 0x7f0010 where c and b were inlined into a, called from main.
+  const Frame c{"long A.c()", "[jit]", 0x7f0010, /*inlined=*/true};
+  const Frame b{"long A.b()", "[jit]", 0x7f0010, /*inlined=*/true};
+  const Frame a{"long A.a()", "[jit]", 0x7f0010};
+  const Frame root{"main", "/bin/app", 0x401000};
+  p.samples.push_back({{c, b, a, root}, {}, {}, 1});
+  p.samples.push_back({{a, root}, {}, {}, 1});  // a on its own: another location
+  const std::string bytes = EncodePprof(p);
+  auto top = Fields(AsBytes(bytes));
+  EXPECT_EQ(top.count(4), 3u);  // locations: [c, b, a], [a], main
+  EXPECT_EQ(top.count(5), 4u);  // functions: c, b, a, main
+  std::vector<size_t> lines;
+  for (auto [it, end] = top.equal_range(4); it != end; ++it) {
+    lines.push_back(Fields(it->second.bytes).count(4));
+  }
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<size_t>{1, 1, 3}));
+  // The first sample's stack is two locations: the inlined frames are one.
+  auto sample = Fields(top.find(2)->second.bytes);
+  EXPECT_EQ(sample.find(1)->second.bytes.size(), 2u);  // two one-byte location ids
 }
 
 TEST(FlameGraph, DrawsFramesEscapedAndNamesTheTotal) {
