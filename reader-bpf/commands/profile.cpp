@@ -28,11 +28,15 @@
 #include "commands/commands.h"
 #include "commands/profileReport.h"
 #include "commands/sampleRecord.h"
+#include "hotspot/codeCacheView.h"
 #include "hotspot/jitCodeNames.h"
+#include "hotspot/jvmFacts.h"
+#include "hotspot/userStackUnwind.h"
 #include "output/flameGraphSvg.h"
 #include "output/pprofWriter.h"
 #include "output/symbolizer.h"
 #include "profile.skel.h"
+#include "target/processMemory.h"
 #include "target/recordFormat.h"
 
 namespace vtctx::reader {
@@ -103,11 +107,18 @@ class ProfileCommand final : public BpfCommand {
     // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
     if (folded) jit_ = JitCodeNames::ForTarget(target.process, kJitTimeoutS);
     if (jit_ && jit_->preserve_frame_pointer() == false) {
-      fprintf(stderr,
-              "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer: Java stacks stop "
-              "at the first JIT-compiled frame (callers lost); restart it with "
-              "-XX:+PreserveFramePointer for whole stacks\n",
-              target.process.pid());
+      // No frame pointers in JIT code: each sample carries a copy of its user stack instead,
+      // unwound here by HotSpot's frame layout (hotspot/userStackUnwind.h).
+      absl::Status code = OpenCodeCache(target.process);
+      if (code.ok()) {
+        skel_->rodata->copy_user_stack = true;
+      } else {
+        fprintf(stderr,
+                "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer and its code "
+                "cache cannot be read (%s): Java stacks stop at the first JIT-compiled frame "
+                "(callers lost); restart it with -XX:+PreserveFramePointer for whole stacks\n",
+                target.process.pid(), std::string(code.message()).c_str());
+      }
     }
     return absl::OkStatus();
   }
@@ -128,10 +139,18 @@ class ProfileCommand final : public BpfCommand {
   // Samples from the ring buffer: printed one per line (--format json), or aggregated by context,
   // stacks and attributes (--group-by / --folded-attrs).
   void OnEvent(std::span<const uint8_t> record, TargetContext& context) override {
-    const std::optional<SampleRecord> sample = ParseSampleRecord(record);
+    std::optional<SampleRecord> sample = ParseSampleRecord(record);
     if (!sample) {
       malformed_++;  // cannot happen: our program reserves whole events
       return;
+    }
+    // Unwound now, while the code the stack ran is most likely still where it was.
+    if (sample->user_registers && code_cache_) {
+      UnwoundStack unwound = UnwindUserStack(*sample->user_registers, sample->user_copy,
+                                             *code_cache_, VTCTX_MAX_STACK_DEPTH);
+      sample->stacks.user = std::move(unwound.pcs);
+      sample->stacks.depth_limited |= unwound.end == UnwindEnd::kDepthLimited;
+      sample->stacks.unwind_stopped = unwound.end == UnwindEnd::kStopped;
     }
     const vtctx_sample_event* e = sample->event;
     const std::span<const uint8_t> attrs = sample->attrs;
@@ -166,6 +185,8 @@ class ProfileCommand final : public BpfCommand {
       const StackCounts& s = aggregate_.stack_counts();
       out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
                                   s.user_failed);
+      if (code_cache_)
+        absl::StrAppendFormat(&out.extra, " stacks_unwind_stopped=%d", s.unwind_stopped);
     }
     if (const uint64_t agent = Counter(VTCTX_PC_AGENT_THREAD); agent > 0) {
       absl::StrAppendFormat(&out.extra, " agent_thread_samples=%d", agent);
@@ -176,6 +197,20 @@ class ProfileCommand final : public BpfCommand {
   }
 
  private:
+  absl::Status OpenCodeCache(const TargetProcess& process) {
+    absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(process.dir());
+    if (!memory.ok()) return memory.status();
+    absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(process.dir());
+    if (!maps.ok()) return maps.status();
+    absl::StatusOr<VmStructs> vm = OpenVmStructs(process.dir(), *maps, **memory);
+    if (!vm.ok()) return vm.status();
+    absl::StatusOr<std::unique_ptr<CodeCacheView>> view = CodeCacheView::Open(**memory, *vm, *maps);
+    if (!view.ok()) return view.status();
+    memory_ = *std::move(memory);
+    code_cache_ = *std::move(view);
+    return absl::OkStatus();
+  }
+
   uint64_t Counter(uint32_t which) const {
     return SumPerCpu(bpf_map__fd(skel_->maps.counters), which);
   }
@@ -233,7 +268,9 @@ class ProfileCommand final : public BpfCommand {
   std::string line_;
   SampleAggregate aggregate_;
   std::unique_ptr<JitCodeNames> jit_;
-  absl::Status written_;  // writing --output
+  std::unique_ptr<ProcessMemory> memory_;      // the target's, for code_cache_
+  std::unique_ptr<CodeCacheView> code_cache_;  // set when samples carry user stack copies
+  absl::Status written_;                       // writing --output
 };
 
 }  // namespace
