@@ -136,6 +136,11 @@ absl::StatusOr<std::unique_ptr<CodeCacheView>> CodeCacheView::Open(
   if (limit <= 0) return absl::InvalidArgumentError("implausible interpreter code size");
   view->interpreter_low_ = *buffer;
   view->interpreter_high_ = *buffer + static_cast<uint64_t>(limit);
+  // Virtual threads (JDK 21+): bounded like any size from the target.
+  if (const std::optional<uint64_t> entry = vm.TypeSize("ContinuationEntry");
+      entry && *entry > 0 && *entry <= 256) {
+    view->entry_bytes_ = (*entry + 15) & ~uint64_t{15};
+  }
   for (const Mapping& m : maps) {
     if (m.executable && (m.IsFile() || m.path == "[vdso]")) {
       view->native_.emplace_back(m.start, m.end);

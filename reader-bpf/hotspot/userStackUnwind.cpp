@@ -87,7 +87,8 @@ UnwoundStack UnwindUserStack(const UserRegisters& registers, const StackCopy& co
     out.pcs.push_back(frame.pc);
     const uint64_t at = innermost ? frame.pc : frame.pc - 1;
     const std::optional<CodeFacts> java = code.JavaCode(at);
-    std::array<Candidate, 3> candidates{};
+    std::array<Candidate, 4> candidates{};
+    const std::optional<uint64_t> entry_bytes = code.ContinuationEntryBytes();
     if (java) {
       switch (java->kind) {
         case CodeKind::kInterpreter:
@@ -108,7 +109,12 @@ UnwoundStack UnwindUserStack(const UserRegisters& registers, const StackCopy& co
         case CodeKind::kFrameless:
           candidates = {Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
                         Candidate{FramePointerCaller(frame, copy), !innermost},
-                        Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
+                        Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false},
+                        Candidate{!innermost && entry_bytes && frame.sp + *entry_bytes > frame.sp
+                                      ? FramePointerCaller(
+                                            {frame.pc, frame.sp, frame.sp + *entry_bytes}, copy)
+                                      : std::nullopt,
+                                  false}};
           break;
       }
     } else if (code.NativeCode(at)) {

@@ -9,7 +9,10 @@
 //     which a c2i adapter may have moved);
 //   - frameless stub (a code blob of frame size 0: adapters, vtable stubs, the call stub): where
 //     it is the interrupted frame, the return address is at sp; where it is a caller (the call
-//     stub into Java), its frame is rbp-based;
+//     stub into Java), its frame is rbp-based; the continuation return barrier (a yielded virtual
+//     thread's bottom thawed frame returns into it) sits on the ContinuationEntry that
+//     Continuation.enterSpecial keeps below its rbp: where rbp does not lead on, rbp = sp + the
+//     entry's size is tried;
 //   - native code (libjvm, libc, JNI libraries): the frame-pointer chain (CodeLookup::NativeStep).
 // The interrupted frame alone may be caught in a prologue or epilogue, where the frame is not (or
 // no longer) built: there the candidate the rules give is kept only if its return address is code,
@@ -58,6 +61,8 @@ class CodeLookup {
   // The caller of a native frame; nullopt where the walk cannot go on. The frame-pointer rule by
   // default.
   virtual std::optional<FrameState> NativeStep(const FrameState& frame, const StackCopy& copy);
+  // sizeof(ContinuationEntry) aligned to 16 (its size on the stack); nullopt: not known.
+  virtual std::optional<uint64_t> ContinuationEntryBytes() { return std::nullopt; }
 };
 
 // The rules above, one step each (nullopt: a read outside the copy or sp not moving up).
