@@ -162,6 +162,7 @@ TEST(UserStackUnwind, StopsAndSaysWhy) {
   UnwoundStack u = UnwindUserStack({kMidNm + 0x10, sp, 0}, s.copy(), code, 127);
   EXPECT_EQ(u.pcs, (std::vector<uint64_t>{kMidNm + 0x10}));
   EXPECT_EQ(u.end, UnwindEnd::kStopped);
+  s.Put(sp + 0x48, 0xbad2);  // the native frame's "return address": no code
   u = UnwindUserStack({kLibjvm + 0x10, sp, sp + 0x40}, s.copy(), code, 127);
   EXPECT_EQ(u.end, UnwindEnd::kNativeEnd);
   u = UnwindUserStack({0x1000, sp, 0}, s.copy(), code, 127);  // the pc is no code
