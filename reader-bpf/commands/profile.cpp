@@ -112,6 +112,10 @@ class ProfileCommand final : public BpfCommand {
       absl::Status code = OpenCodeCache(target.process);
       if (code.ok()) {
         skel_->rodata->copy_user_stack = true;
+        fprintf(stderr,
+                "vtctx-reader: pid %d runs without -XX:+PreserveFramePointer: unwinding a copy of "
+                "each sample's user stack by HotSpot's frame layout\n",
+                target.process.pid());
       } else {
         fprintf(stderr,
                 "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer and its code "
