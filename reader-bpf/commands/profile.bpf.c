@@ -22,6 +22,9 @@ const volatile __u32 mode = VTCTX_PROFILE_COUNTS;
 /* VTCTX_PROFILE_EVENTS: also copy the user and kernel stacks into each event (folded, svg,
  * pprof). */
 const volatile bool event_stacks = false;
+/* The JVM runs without frame pointers in JIT code: copy the user stack instead of walking it
+ * (profile.h). */
+const volatile bool copy_user_stack = false;
 /* --keep-agent-threads: sample the agent's own threads like any other. */
 const volatile bool keep_agent_threads = false;
 /* Benchmark aid (--bpf-floor): stop right after the filter, to measure the fixed cost of a run. */
@@ -62,9 +65,33 @@ static __always_inline bool vtctx_is_agent_thread(void) {
  * user space counts and shows. */
 static __always_inline void copy_stacks(struct bpf_perf_event_data* pe,
                                         struct vtctx_sample_event* e, __u64* stacks) {
-  e->user_stack = bpf_get_stack(pe, stacks, VTCTX_STACK_BYTES, BPF_F_USER_STACK);
   e->kernel_stack = bpf_get_stack(pe, stacks + VTCTX_MAX_STACK_DEPTH, VTCTX_STACK_BYTES, 0);
-  e->stacks_size = VTCTX_STACKS_SIZE;
+  e->copy_bytes = 0;
+  if (!copy_user_stack) {
+    e->user_stack = bpf_get_stack(pe, stacks, VTCTX_STACK_BYTES, BPF_F_USER_STACK);
+    e->stacks_size = VTCTX_STACKS_SIZE;
+    return;
+  }
+  /* The user registers saved at kernel entry: the interrupted ones when the sample hit user
+   * mode, the ones of the system call or fault otherwise. */
+  struct pt_regs* regs = (struct pt_regs*)bpf_task_pt_regs(bpf_get_current_task_btf());
+  __u8* copy = (__u8*)(stacks + 2 * VTCTX_MAX_STACK_DEPTH);
+  __u64 base;
+
+  e->user_stack = 0;
+  e->stacks_size = VTCTX_STACKS_COPY_SIZE;
+  e->user_ip = BPF_CORE_READ(regs, ip);
+  e->user_sp = BPF_CORE_READ(regs, sp);
+  e->user_bp = BPF_CORE_READ(regs, bp);
+  /* Whole pages from sp's page upwards (each read at a constant offset the verifier checks);
+   * the first unmapped page above the stack's top ends the copy. */
+  base = e->user_sp & ~4095ULL;
+  e->copy_base = base;
+#pragma unroll
+  for (int i = 0; i < VTCTX_USER_COPY_PAGES; i++) {
+    if (bpf_probe_read_user(copy + i * 4096, 4096, (const void*)(base + i * 4096)) != 0) break;
+    e->copy_bytes += 4096;
+  }
 }
 
 static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
@@ -73,7 +100,8 @@ static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
   struct vtctx_sample_event* e;
   __u32 attrs = vtctx_attrs_wanted(ctx);
   /* Rodata, known to the verifier: each path below reserves a constant size. */
-  const __u32 stacks_size = event_stacks ? VTCTX_STACKS_SIZE : 0;
+  const __u32 stacks_size =
+      event_stacks ? (copy_user_stack ? VTCTX_STACKS_COPY_SIZE : VTCTX_STACKS_SIZE) : 0;
   const __u32 size = sizeof(*e) + (attrs ? VTCTX_ATTRS_MAX_SIZE : 0) + stacks_size;
 
   /* Constant reservation sizes, each filled in its own branch (the verifier checks the attrs
@@ -94,6 +122,7 @@ static __always_inline int send_event(struct bpf_perf_event_data* pe, __u64 id,
     e->user_stack = -1;
     e->kernel_stack = -1;
     e->stacks_size = 0;
+    e->copy_bytes = 0;
   }
   vtctx_confirm_current_context(&e->ctx, hit);
   e->ts_ns = bpf_ktime_get_ns();

@@ -28,12 +28,16 @@
 #include "commands/commands.h"
 #include "commands/profileReport.h"
 #include "commands/sampleRecord.h"
+#include "hotspot/codeCacheView.h"
 #include "hotspot/jitCodeNames.h"
+#include "hotspot/jvmFacts.h"
 #include "hotspot/nmethodScopes.h"
+#include "hotspot/userStackUnwind.h"
 #include "output/flameGraphSvg.h"
 #include "output/pprofWriter.h"
 #include "output/symbolizer.h"
 #include "profile.skel.h"
+#include "target/processMemory.h"
 #include "target/recordFormat.h"
 
 namespace vtctx::reader {
@@ -104,11 +108,22 @@ class ProfileCommand final : public BpfCommand {
     // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
     if (folded) jit_ = JitCodeNames::ForTarget(target.process, kJitTimeoutS);
     if (jit_ && jit_->preserve_frame_pointer() == false) {
-      fprintf(stderr,
-              "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer: Java stacks stop "
-              "at the first JIT-compiled frame (callers lost); restart it with "
-              "-XX:+PreserveFramePointer for whole stacks\n",
-              target.process.pid());
+      // No frame pointers in JIT code: each sample carries a copy of its user stack instead,
+      // unwound here by HotSpot's frame layout (hotspot/userStackUnwind.h).
+      absl::Status code = OpenCodeCache(target.process);
+      if (code.ok()) {
+        skel_->rodata->copy_user_stack = true;
+        fprintf(stderr,
+                "vtctx-reader: pid %d runs without -XX:+PreserveFramePointer: unwinding a copy of "
+                "each sample's user stack by HotSpot's frame layout\n",
+                target.process.pid());
+      } else {
+        fprintf(stderr,
+                "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer and its code "
+                "cache cannot be read (%s): Java stacks stop at the first JIT-compiled frame "
+                "(callers lost); restart it with -XX:+PreserveFramePointer for whole stacks\n",
+                target.process.pid(), std::string(code.message()).c_str());
+      }
     }
     return absl::OkStatus();
   }
@@ -129,10 +144,18 @@ class ProfileCommand final : public BpfCommand {
   // Samples from the ring buffer: printed one per line (--format json), or aggregated by context,
   // stacks and attributes (--group-by / --folded-attrs).
   void OnEvent(std::span<const uint8_t> record, TargetContext& context) override {
-    const std::optional<SampleRecord> sample = ParseSampleRecord(record);
+    std::optional<SampleRecord> sample = ParseSampleRecord(record);
     if (!sample) {
       malformed_++;  // cannot happen: our program reserves whole events
       return;
+    }
+    // Unwound now, while the code the stack ran is most likely still where it was.
+    if (sample->user_registers && code_cache_) {
+      UnwoundStack unwound = UnwindUserStack(*sample->user_registers, sample->user_copy,
+                                             *code_cache_, VTCTX_MAX_STACK_DEPTH);
+      sample->stacks.user = std::move(unwound.pcs);
+      sample->stacks.depth_limited |= unwound.end == UnwindEnd::kDepthLimited;
+      sample->stacks.unwind_stopped = unwound.end == UnwindEnd::kStopped;
     }
     const vtctx_sample_event* e = sample->event;
     const std::span<const uint8_t> attrs = sample->attrs;
@@ -167,6 +190,8 @@ class ProfileCommand final : public BpfCommand {
       const StackCounts& s = aggregate_.stack_counts();
       out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
                                   s.user_failed);
+      if (code_cache_)
+        absl::StrAppendFormat(&out.extra, " stacks_unwind_stopped=%d", s.unwind_stopped);
     }
     if (inlined_) {
       const InlineCounts& c = inlined_->counts();
@@ -188,6 +213,20 @@ class ProfileCommand final : public BpfCommand {
   }
 
  private:
+  absl::Status OpenCodeCache(const TargetProcess& process) {
+    absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(process.dir());
+    if (!memory.ok()) return memory.status();
+    absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(process.dir());
+    if (!maps.ok()) return maps.status();
+    absl::StatusOr<VmStructs> vm = OpenVmStructs(process.dir(), *maps, **memory);
+    if (!vm.ok()) return vm.status();
+    absl::StatusOr<std::unique_ptr<CodeCacheView>> view = CodeCacheView::Open(**memory, *vm, *maps);
+    if (!view.ok()) return view.status();
+    memory_ = *std::move(memory);
+    code_cache_ = *std::move(view);
+    return absl::OkStatus();
+  }
+
   uint64_t Counter(uint32_t which) const {
     return SumPerCpu(bpf_map__fd(skel_->maps.counters), which);
   }
@@ -256,8 +295,10 @@ class ProfileCommand final : public BpfCommand {
   std::string line_;
   SampleAggregate aggregate_;
   std::unique_ptr<JitCodeNames> jit_;
-  std::unique_ptr<NmethodScopes> inlined_;  // after sampling, with jit_
-  absl::Status written_;                    // writing --output
+  std::unique_ptr<NmethodScopes> inlined_;     // after sampling, with jit_
+  std::unique_ptr<ProcessMemory> memory_;      // the target's, for code_cache_
+  std::unique_ptr<CodeCacheView> code_cache_;  // set when samples carry user stack copies
+  absl::Status written_;                       // writing --output
 };
 
 }  // namespace

@@ -10,6 +10,14 @@
 #define VTCTX_STACK_BYTES (VTCTX_MAX_STACK_DEPTH * 8)
 /* The stacks of one sample event: the user stack's frames, then the kernel stack's. */
 #define VTCTX_STACKS_SIZE (2 * VTCTX_STACK_BYTES)
+/* Without frame pointers in JIT code (-XX:-PreserveFramePointer, rodata `copy_user_stack`) the
+ * kernel's frame-pointer walk stops at the first compiled Java frame; the sample then carries its
+ * user registers and a copy of its user stack instead, unwound in user space
+ * (hotspot/javaStackUnwind.h). The copy is whole pages from the page holding sp upwards, as many
+ * as are mapped: at least VTCTX_USER_COPY_BYTES - 4095 bytes above sp. */
+#define VTCTX_USER_COPY_PAGES 8
+#define VTCTX_USER_COPY_BYTES (VTCTX_USER_COPY_PAGES * 4096)
+#define VTCTX_STACKS_COPY_SIZE (VTCTX_STACKS_SIZE + VTCTX_USER_COPY_BYTES)
 
 /* How samples leave the kernel (rodata `mode`). Aggregating in a per-CPU hash map keeps the
  * per-sample cost low: a ring-buffer event per sample costs about twice as much, because every
@@ -38,7 +46,9 @@ struct vtctx_profile_key {
  * first ctx.attrs_len are attrs-data; then, ending the record, `stacks_size` bytes of stacks
  * (VTCTX_STACKS_SIZE with rodata `event_stacks`, else 0): VTCTX_MAX_STACK_DEPTH user addresses
  * (innermost first), then as many kernel addresses, of which user_stack and kernel_stack bytes
- * are written. */
+ * are written; with rodata `copy_user_stack` (stacks_size VTCTX_STACKS_COPY_SIZE) the user
+ * addresses are not walked (user_stack 0) and VTCTX_USER_COPY_BYTES of user stack copy follow,
+ * of which copy_bytes, starting at address copy_base, were read. */
 struct vtctx_sample_event {
   __u64 ts_ns;
   __u32 tid;
@@ -46,7 +56,12 @@ struct vtctx_sample_event {
   __u32 cpu;
   __s32 user_stack;   /* bytes of user stack written, or -errno of bpf_get_stack */
   __s32 kernel_stack; /* the same for the kernel stack */
-  __u32 stacks_size;  /* 0 or VTCTX_STACKS_SIZE: the stacks region at the end of the record */
+  __u32 stacks_size;  /* 0, VTCTX_STACKS_SIZE or VTCTX_STACKS_COPY_SIZE: the stacks region */
+  __u32 copy_bytes;   /* bytes of user stack copied (a multiple of 4096; 0: none) */
+  __u64 copy_base;    /* user address of the copy's first byte (sp's page) */
+  __u64 user_ip;      /* the interrupted user registers (with the copy only) */
+  __u64 user_sp;
+  __u64 user_bp;
   struct vtctx_context ctx;
 };
 

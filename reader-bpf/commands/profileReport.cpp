@@ -151,6 +151,7 @@ void SampleAggregate::Add(const SampleRecord& sample) {
   const vtctx_profile_key key = KeyOf(*sample.event);
   if (sample.stacks.depth_limited) stack_counts_.depth_limited++;
   if (sample.stacks.user_error != 0) stack_counts_.user_failed++;
+  if (sample.stacks.unwind_stopped) stack_counts_.unwind_stopped++;
   counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(sample.attrs),
            by_thread_ ? sample.event->tid : 0, sample.stacks}]++;
 }

@@ -23,7 +23,10 @@ std::optional<SampleRecord> ParseSampleRecord(std::span<const uint8_t> record) {
   const vtctx_sample_event& e = *out.event;
   // The stacks region ends the record (the reservation's size, which the ring buffer keeps); the
   // attrs region, if any, lies between the event and it.
-  if (e.stacks_size != 0 && e.stacks_size != VTCTX_STACKS_SIZE) return std::nullopt;
+  if (e.stacks_size != 0 && e.stacks_size != VTCTX_STACKS_SIZE &&
+      e.stacks_size != VTCTX_STACKS_COPY_SIZE) {
+    return std::nullopt;
+  }
   if (record.size() < sizeof e + e.stacks_size) return std::nullopt;
   const size_t attrs_region = record.size() - sizeof e - e.stacks_size;
   if (e.ctx.attrs_len > attrs_region) return std::nullopt;
@@ -35,6 +38,12 @@ std::optional<SampleRecord> ParseSampleRecord(std::span<const uint8_t> record) {
   out.stacks.user_error = e.user_stack < 0 ? e.user_stack : 0;
   out.stacks.depth_limited = out.stacks.user.size() == VTCTX_MAX_STACK_DEPTH ||
                              out.stacks.kernel.size() == VTCTX_MAX_STACK_DEPTH;
+  if (e.stacks_size == VTCTX_STACKS_COPY_SIZE) {
+    if (e.copy_bytes > VTCTX_USER_COPY_BYTES) return std::nullopt;
+    out.user_registers = UserRegisters{e.user_ip, e.user_sp, e.user_bp};
+    out.user_copy = {e.copy_base,
+                     std::span<const uint8_t>(stacks + VTCTX_STACKS_SIZE, e.copy_bytes)};
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/profile.h"
+#include "target/stackCopy.h"
 
 namespace vtctx::reader {
 
@@ -21,6 +22,9 @@ struct SampleStacks {
   int32_t user_error = 0;        // -errno of the user walk (0: walked; -14 EFAULT included)
   // A stack filled all VTCTX_MAX_STACK_DEPTH frames: its outermost frames may be missing.
   bool depth_limited = false;
+  // The user stack was unwound from a copy (unwindUserStack.h) and a step failed: its outermost
+  // frames are missing.
+  bool unwind_stopped = false;
   auto operator<=>(const SampleStacks&) const = default;
 };
 
@@ -28,6 +32,10 @@ struct SampleRecord {
   const vtctx_sample_event* event = nullptr;  // points into the record
   std::span<const uint8_t> attrs;             // ctx.attrs_len bytes of attrs-data
   SampleStacks stacks;                        // empty when the event carries none
+  // With a user stack copy (VTCTX_STACKS_COPY_SIZE): the registers and the copy (pointing into
+  // the record), which the caller unwinds into stacks.user.
+  std::optional<UserRegisters> user_registers;
+  StackCopy user_copy;
 };
 
 // nullopt when the record is shorter than its own fields say.

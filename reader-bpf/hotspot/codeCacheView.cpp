@@ -1,0 +1,229 @@
+#include "hotspot/codeCacheView.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace vtctx::reader {
+namespace {
+
+constexpr size_t kMaxHeaps = 8;           // HotSpot has at most 3 (segmented code cache)
+constexpr uint64_t kSegmapWindow = 4096;  // segment-map bytes read per window
+constexpr int kMaxSegmapWindows = 64;     // a blob of 64 Ki segments at most (8 MiB at 128 B)
+constexpr uint64_t kMaxBlobBytes = 64 << 20;
+constexpr int64_t kMaxFrameWords = 1 << 16;  // 512 KiB: larger than any copy of a stack
+constexpr uint8_t kFreeSegment = 0xff;       // CodeHeap's free_sentinel
+constexpr uint64_t kMaxFieldOffset = 1024;   // CodeBlob's header fields lie in its first bytes
+
+absl::StatusOr<uint64_t> Need(std::optional<uint64_t> value, absl::string_view what) {
+  if (!value) return absl::UnimplementedError(absl::StrCat("the JVM's VMStructs lack ", what));
+  return *value;
+}
+
+int64_t ReadInt(const uint8_t* bytes, uint64_t offset, bool is16) {
+  if (is16) {
+    int16_t v = 0;
+    std::memcpy(&v, bytes + offset, sizeof v);
+    return v;
+  }
+  int32_t v = 0;
+  std::memcpy(&v, bytes + offset, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+absl::StatusOr<CodeCacheLayout> CodeCacheLayout::Find(const VmStructs& vm) {
+  CodeCacheLayout l;
+  auto field = [&](uint64_t& out, absl::string_view type, absl::string_view name) {
+    absl::StatusOr<uint64_t> v = Need(vm.Offset(type, name), absl::StrCat(type, "::", name));
+    if (v.ok()) out = *v;
+    return v.status();
+  };
+  auto global = [&](uint64_t& out, absl::string_view type, absl::string_view name) {
+    absl::StatusOr<uint64_t> v = Need(vm.Address(type, name), absl::StrCat(type, "::", name));
+    if (v.ok()) out = *v;
+    return v.status();
+  };
+  uint64_t header = 0, used = 0;
+  for (absl::Status s : {
+           global(l.heaps, "CodeCache", "_heaps"),
+           field(l.array_len, "GrowableArrayBase", "_len"),
+           field(l.array_data, "GrowableArray<int>", "_data"),
+           field(l.heap_memory, "CodeHeap", "_memory"),
+           field(l.heap_segmap, "CodeHeap", "_segmap"),
+           field(l.heap_log2_segment, "CodeHeap", "_log2_segment_size"),
+           field(l.space_low, "VirtualSpace", "_low_boundary"),
+           field(l.space_high, "VirtualSpace", "_high_boundary"),
+           field(header, "HeapBlock", "_header"),
+           field(used, "HeapBlock::Header", "_used"),
+           field(l.blob_size, "CodeBlob", "_size"),
+           field(l.blob_frame_size, "CodeBlob", "_frame_size"),
+           field(l.blob_frame_complete, "CodeBlob", "_frame_complete_offset"),
+           global(l.interpreter_code, "AbstractInterpreter", "_code"),
+           field(l.stub_buffer, "StubQueue", "_stub_buffer"),
+           field(l.buffer_limit, "StubQueue", "_buffer_limit"),
+       }) {
+    if (!s.ok()) return s;
+  }
+  l.block_used = header + used;
+  absl::StatusOr<uint64_t> block_size = Need(vm.TypeSize("HeapBlock"), "sizeof(HeapBlock)");
+  if (!block_size.ok()) return block_size.status();
+  l.block_size = *block_size;
+  l.blob_code_offset = vm.Offset("CodeBlob", "_code_offset");
+  l.blob_code_begin = vm.Offset("CodeBlob", "_code_begin");
+  if (!l.blob_code_offset && !l.blob_code_begin) {
+    return absl::UnimplementedError("the JVM's VMStructs lack CodeBlob::_code_offset/_code_begin");
+  }
+  // JDK 23 packed CodeBlob's header, making _frame_complete_offset an int16_t, and added _kind.
+  l.frame_complete_16 = vm.Offset("CodeBlob", "_kind").has_value();
+  for (uint64_t off : {l.blob_size, l.blob_frame_size, l.blob_frame_complete,
+                       l.blob_code_offset.value_or(0), l.blob_code_begin.value_or(0)}) {
+    if (off > kMaxFieldOffset) return absl::InvalidArgumentError("CodeBlob field offset too large");
+  }
+  if (l.block_size == 0 || l.block_size > 64 || l.block_used >= l.block_size) {
+    return absl::InvalidArgumentError("implausible HeapBlock layout");
+  }
+  return l;
+}
+
+absl::StatusOr<std::unique_ptr<CodeCacheView>> CodeCacheView::Open(
+    MemoryReader& memory, const VmStructs& vm, const std::vector<Mapping>& maps) {
+  absl::StatusOr<CodeCacheLayout> layout = CodeCacheLayout::Find(vm);
+  if (!layout.ok()) return layout.status();
+  std::unique_ptr<CodeCacheView> view(new CodeCacheView(memory, *layout));
+  const CodeCacheLayout& l = view->layout_;
+  absl::StatusOr<uint64_t> array = memory.ReadU64(l.heaps);
+  if (!array.ok()) return array.status();
+  int32_t len = 0;
+  if (absl::Status s = memory.Read(*array + l.array_len, &len, sizeof len); !s.ok()) return s;
+  if (len <= 0 || static_cast<size_t>(len) > kMaxHeaps) {
+    return absl::InvalidArgumentError(absl::StrCat("implausible code heap count ", len));
+  }
+  absl::StatusOr<uint64_t> data = memory.ReadU64(*array + l.array_data);
+  if (!data.ok()) return data.status();
+  for (int i = 0; i < len; i++) {
+    absl::StatusOr<uint64_t> heap = memory.ReadU64(*data + 8 * static_cast<uint64_t>(i));
+    if (!heap.ok()) return heap.status();
+    CodeHeapRange r;
+    absl::StatusOr<uint64_t> low = memory.ReadU64(*heap + l.heap_memory + l.space_low);
+    absl::StatusOr<uint64_t> high = memory.ReadU64(*heap + l.heap_memory + l.space_high);
+    absl::StatusOr<uint64_t> segmap = memory.ReadU64(*heap + l.heap_segmap + l.space_low);
+    int32_t log2 = 0;
+    absl::Status s = memory.Read(*heap + l.heap_log2_segment, &log2, sizeof log2);
+    if (!low.ok() || !high.ok() || !segmap.ok() || !s.ok()) {
+      return absl::InvalidArgumentError("unreadable code heap");
+    }
+    if (*high <= *low || log2 < 4 || log2 > 16) {
+      return absl::InvalidArgumentError("implausible code heap");
+    }
+    r.low = *low;
+    r.high = *high;
+    r.segmap = *segmap;
+    r.log2_segment = static_cast<uint32_t>(log2);
+    view->heaps_.push_back(r);
+  }
+  absl::StatusOr<uint64_t> queue = memory.ReadU64(l.interpreter_code);
+  if (!queue.ok()) return queue.status();
+  absl::StatusOr<uint64_t> buffer = memory.ReadU64(*queue + l.stub_buffer);
+  int32_t limit = 0;
+  if (!buffer.ok()) return buffer.status();
+  if (absl::Status s = memory.Read(*queue + l.buffer_limit, &limit, sizeof limit); !s.ok()) {
+    return s;
+  }
+  if (limit <= 0) return absl::InvalidArgumentError("implausible interpreter code size");
+  view->interpreter_low_ = *buffer;
+  view->interpreter_high_ = *buffer + static_cast<uint64_t>(limit);
+  // Virtual threads (JDK 21+): bounded like any size from the target.
+  if (const std::optional<uint64_t> entry = vm.TypeSize("ContinuationEntry");
+      entry && *entry > 0 && *entry <= 256) {
+    view->entry_bytes_ = (*entry + 15) & ~uint64_t{15};
+  }
+  for (const Mapping& m : maps) {
+    if (m.executable && (m.IsFile() || m.path == "[vdso]")) {
+      view->native_.emplace_back(m.start, m.end);
+    }
+  }
+  std::sort(view->native_.begin(), view->native_.end());
+  return view;
+}
+
+// The start of the code blob whose block holds `pc`, walking the segment map back as
+// CodeHeap::find_block_for does; nullopt for a free segment or block.
+std::optional<uint64_t> CodeCacheView::BlobAt(const CodeHeapRange& heap, uint64_t pc) {
+  uint64_t segment = (pc - heap.low) >> heap.log2_segment;
+  std::array<uint8_t, kSegmapWindow> window;
+  for (int w = 0; w < kMaxSegmapWindows; w++) {
+    const uint64_t first = segment + 1 > kSegmapWindow ? segment + 1 - kSegmapWindow : 0;
+    const size_t n = static_cast<size_t>(segment + 1 - first);
+    if (!memory_.Read(heap.segmap + first, window.data(), n).ok()) return std::nullopt;
+    while (true) {
+      const uint8_t back = window[segment - first];
+      if (back == kFreeSegment) return std::nullopt;
+      if (back == 0) {
+        const uint64_t block = heap.low + (segment << heap.log2_segment);
+        uint8_t used = 0;
+        if (!memory_.Read(block + layout_.block_used, &used, 1).ok() || used == 0) {
+          return std::nullopt;
+        }
+        return block + layout_.block_size;
+      }
+      if (back > segment) return std::nullopt;
+      segment -= back;
+      if (segment < first) break;  // on to the window before
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<CodeFacts> CodeCacheView::JavaCode(uint64_t pc) {
+  lookups_++;
+  if (pc >= interpreter_low_ && pc < interpreter_high_) {
+    return CodeFacts{CodeKind::kInterpreter, 0, 0};
+  }
+  const CodeHeapRange* heap = nullptr;
+  for (const CodeHeapRange& h : heaps_) {
+    if (pc >= h.low && pc < h.high) heap = &h;
+  }
+  if (heap == nullptr) return std::nullopt;
+  const std::optional<uint64_t> blob = BlobAt(*heap, pc);
+  if (!blob) return std::nullopt;
+  std::array<uint8_t, kMaxFieldOffset + 8> header;
+  const uint64_t header_bytes =
+      std::max({layout_.blob_size + 4, layout_.blob_frame_size + 4, layout_.blob_frame_complete + 4,
+                layout_.blob_code_offset.value_or(0) + 4, layout_.blob_code_begin.value_or(0) + 8});
+  if (!memory_.Read(*blob, header.data(), header_bytes).ok()) return std::nullopt;
+  const int64_t size = ReadInt(header.data(), layout_.blob_size, false);
+  const int64_t frame_words = ReadInt(header.data(), layout_.blob_frame_size, false);
+  const int64_t complete =
+      ReadInt(header.data(), layout_.blob_frame_complete, layout_.frame_complete_16);
+  uint64_t code_begin = 0;
+  if (layout_.blob_code_offset) {
+    const int64_t offset = ReadInt(header.data(), *layout_.blob_code_offset, false);
+    if (offset < 0 || offset >= size) return std::nullopt;
+    code_begin = *blob + static_cast<uint64_t>(offset);
+  } else {
+    std::memcpy(&code_begin, header.data() + *layout_.blob_code_begin, sizeof code_begin);
+  }
+  if (size <= 0 || static_cast<uint64_t>(size) > kMaxBlobBytes ||
+      pc - *blob >= static_cast<uint64_t>(size)) {
+    return std::nullopt;
+  }
+  if (code_begin < *blob || code_begin - *blob >= static_cast<uint64_t>(size)) return std::nullopt;
+  if (frame_words < 0 || frame_words > kMaxFrameWords) return std::nullopt;
+  CodeFacts facts;
+  facts.kind = frame_words == 0 ? CodeKind::kFrameless : CodeKind::kCompiled;
+  facts.frame_bytes = static_cast<uint64_t>(frame_words) * 8;
+  // A negative offset (CodeOffsets::frame_never_safe) says nothing: the frame is trusted.
+  facts.frame_complete = complete > 0 ? code_begin + static_cast<uint64_t>(complete) : 0;
+  return facts;
+}
+
+bool CodeCacheView::NativeCode(uint64_t pc) {
+  auto it = std::upper_bound(native_.begin(), native_.end(), std::make_pair(pc, UINT64_MAX));
+  return it != native_.begin() && pc < std::prev(it)->second;
+}
+
+}  // namespace vtctx::reader

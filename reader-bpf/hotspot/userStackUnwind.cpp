@@ -1,0 +1,152 @@
+#include "hotspot/userStackUnwind.h"
+
+#include <array>
+
+namespace vtctx::reader {
+namespace {
+
+// A caller found by a rule, and whether a return address of 0 may end the walk there (only the
+// layout the code blob says it has may: a 0 any heuristic layout reads is stale stack).
+struct Candidate {
+  std::optional<FrameState> caller;
+  bool exact = true;
+};
+
+}  // namespace
+
+std::optional<FrameState> CodeLookup::NativeStep(const FrameState& frame, const StackCopy& copy) {
+  return FramePointerCaller(frame, copy);
+}
+
+std::optional<FrameState> CompiledCaller(const FrameState& frame, uint64_t frame_bytes,
+                                         const StackCopy& copy) {
+  if (frame_bytes < 16 || frame_bytes % 8 != 0 || frame_bytes > copy.bytes.size()) {
+    return std::nullopt;
+  }
+  const uint64_t sender_sp = frame.sp + frame_bytes;
+  if (sender_sp < frame.sp) return std::nullopt;
+  const std::optional<uint64_t> ret = copy.Word(sender_sp - 8);
+  const std::optional<uint64_t> fp = copy.Word(sender_sp - 16);
+  if (!ret || !fp) return std::nullopt;
+  return FrameState{*ret, sender_sp, *fp};
+}
+
+std::optional<FrameState> InterpretedCaller(const FrameState& frame, const StackCopy& copy) {
+  if (frame.fp < frame.sp || frame.fp < 8) return std::nullopt;
+  const std::optional<uint64_t> ret = copy.Word(frame.fp + 8);
+  const std::optional<uint64_t> saved_fp = copy.Word(frame.fp);
+  const std::optional<uint64_t> sender_sp = copy.Word(frame.fp - 8);
+  if (!ret || !saved_fp) return std::nullopt;
+  // The caller's sp as the interpreter saved it lies at or above the return address's slot (a
+  // c2i adapter moves it up by the arguments it copied); a value the copy cannot hold is stale,
+  // and the frame's own end is used instead.
+  const uint64_t frame_end = frame.fp + 16;
+  uint64_t caller_sp = frame_end;
+  if (sender_sp && *sender_sp >= frame_end && *sender_sp - frame_end <= copy.bytes.size()) {
+    caller_sp = *sender_sp;
+  }
+  return FrameState{*ret, caller_sp, *saved_fp};
+}
+
+std::optional<FrameState> FramePointerCaller(const FrameState& frame, const StackCopy& copy) {
+  if (frame.fp < frame.sp) return std::nullopt;
+  const std::optional<uint64_t> ret = copy.Word(frame.fp + 8);
+  const std::optional<uint64_t> saved_fp = copy.Word(frame.fp);
+  if (!ret || !saved_fp) return std::nullopt;
+  return FrameState{*ret, frame.fp + 16, *saved_fp};
+}
+
+std::optional<FrameState> FramelessCaller(const FrameState& frame, const StackCopy& copy) {
+  const std::optional<uint64_t> ret = copy.Word(frame.sp);
+  if (!ret) return std::nullopt;
+  return FrameState{*ret, frame.sp + 8, frame.fp};
+}
+
+std::optional<FrameState> PushedFpCaller(const FrameState& frame, const StackCopy& copy) {
+  const std::optional<uint64_t> saved_fp = copy.Word(frame.sp);
+  const std::optional<uint64_t> ret = copy.Word(frame.sp + 8);
+  if (!ret || !saved_fp) return std::nullopt;
+  return FrameState{*ret, frame.sp + 16, *saved_fp};
+}
+
+UnwoundStack UnwindUserStack(const UserRegisters& registers, const StackCopy& copy,
+                             CodeLookup& code, size_t max_frames) {
+  UnwoundStack out;
+  FrameState frame{registers.ip, registers.sp, registers.bp};
+  // A return address is looked up at the call (address - 1): a call can end its code blob.
+  auto is_code = [&](uint64_t return_address) {
+    return return_address != 0 &&
+           (code.JavaCode(return_address - 1).has_value() || code.NativeCode(return_address - 1));
+  };
+  while (true) {
+    if (out.pcs.size() >= max_frames) {
+      out.end = UnwindEnd::kDepthLimited;
+      return out;
+    }
+    const bool innermost = out.pcs.empty();
+    out.pcs.push_back(frame.pc);
+    const uint64_t at = innermost ? frame.pc : frame.pc - 1;
+    const std::optional<CodeFacts> java = code.JavaCode(at);
+    std::array<Candidate, 4> candidates{};
+    const std::optional<uint64_t> entry_bytes = code.ContinuationEntryBytes();
+    if (java) {
+      switch (java->kind) {
+        case CodeKind::kInterpreter:
+          candidates = {Candidate{InterpretedCaller(frame, copy)},
+                        Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
+                        Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
+          break;
+        case CodeKind::kCompiled:
+          if (innermost && frame.pc < java->frame_complete) {  // in the prologue
+            candidates = {Candidate{FramelessCaller(frame, copy), false},
+                          Candidate{PushedFpCaller(frame, copy), false}};
+          } else {  // innermost: maybe in the epilogue, the frame already popped
+            candidates = {Candidate{CompiledCaller(frame, java->frame_bytes, copy)},
+                          Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
+                          Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
+          }
+          break;
+        case CodeKind::kFrameless:
+          candidates = {Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
+                        Candidate{FramePointerCaller(frame, copy), !innermost},
+                        Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false},
+                        Candidate{!innermost && entry_bytes && frame.sp + *entry_bytes > frame.sp
+                                      ? FramePointerCaller(
+                                            {frame.pc, frame.sp, frame.sp + *entry_bytes}, copy)
+                                      : std::nullopt,
+                                  false}};
+          break;
+      }
+    } else if (code.NativeCode(at)) {
+      if (!innermost && frame.fp == 0) {  // the ABI's outermost frame: rbp cleared
+        out.end = UnwindEnd::kRoot;
+        return out;
+      }
+      candidates = {Candidate{code.NativeStep(frame, copy)},
+                    Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
+                    Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
+    } else {
+      out.end = UnwindEnd::kStopped;  // a pc in no code known: nothing to unwind by
+      return out;
+    }
+    const Candidate* next = nullptr;
+    for (const Candidate& c : candidates) {
+      if (!c.caller || c.caller->sp <= frame.sp) continue;
+      if (c.caller->pc == 0 && c.exact) {
+        out.end = UnwindEnd::kRoot;
+        return out;
+      }
+      if (is_code(c.caller->pc)) {
+        next = &c;
+        break;
+      }
+    }
+    if (next == nullptr) {
+      out.end = java ? UnwindEnd::kStopped : UnwindEnd::kNativeEnd;
+      return out;
+    }
+    frame = *next->caller;
+  }
+}
+
+}  // namespace vtctx::reader
