@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""vtctx-reader's Java stacks against async-profiler's, on the same JVM at the same time.
+
+One JVM runs the workloads of tests/reader/jvm/StackWorkloads.java one after the other (deep
+inlined chain, megamorphic call site, lambdas and streams, a JNI call, recursion, virtual threads
+that park and resume on other carriers). For each, async-profiler (its library loaded through the
+attach socket with jattach, `event=cpu`) and `vtctx-reader profile --format folded` sample the
+same window. Both profiles are folded to root-to-leaf Java method sequences, from the workload's
+loop (StackWorkloads.run) down, native and kernel frames left out:
+  - async-profiler: the samples of carrier threads (ForkJoinPool-*) with a mounted virtual thread
+    (jdk.internal.vm.Continuation.run in the stack);
+  - vtctx-reader: the samples under a workload's context (each of its virtual threads publishes
+    one), whatever the stack: a stack the reader could not walk counts as a different sequence.
+The test requires, for each workload, that the two distributions overlap by at least --min-overlap
+(sum over sequences of the smaller share; 1.0 = the same distribution): the same methods for the
+same share of the CPU, not sample by sample.
+
+  asyncProfilerCompareTest.py --reader R --java J --agent libvtctx.so --classes DIR
+      --async-profiler libasyncProfiler.so [--frame-pointers on|off] [--xint] [--workloads W,...]
+"""
+import collections
+import os
+import re
+import subprocess
+import tempfile
+
+from vtctxtest import JvmTarget, StreamingReader, check, require_root, required_args_parser
+
+WORKLOADS = "inlined,megamorphic,streams,jni,recursion,parking"
+ROOT = "StackWorkloads.run"
+CONTEXT = re.compile(r"^trace_776f726b6c6f6164([0-9a-f]{16});span_[0-9a-f]{16}$")
+# A Java frame as the JVM's perf map names it (vtctx-reader): "void pkg.Class.method(args)".
+VTCTX_JAVA = re.compile(r"^(?:[\w.$\[\]/<>]+ )?([\w.$/]+)\.([\w$<>]+)\(.*\)$")
+# A Java frame as async-profiler names it: "pkg/Class.method".
+AP_JAVA = re.compile(r"^([\w/$]+(?:\.0x[0-9a-f]+)?)\.([\w$<>]+)$")
+HIDDEN_CLASS = re.compile(r"(\$\$Lambda)[./]0x[0-9a-f]+")
+
+
+def java_name(frame, pattern):
+    if "::" in frame or frame.startswith("["):
+        return None
+    m = pattern.match(frame)
+    if not m:
+        return None
+    cls = HIDDEN_CLASS.sub(r"\1", m.group(1)).replace("/", ".")
+    return f"{cls}.{m.group(2)}"
+
+
+def sequence(frames, pattern):
+    """The Java methods from the workload's loop to the leaf, each run of one method (direct
+    recursion) as one; () when the loop is not there. Recursion depth is left out: with a few
+    hundred samples over 20 depths, two profilers' shares of each depth differ by sampling noise
+    alone."""
+    names = [n for n in (java_name(f, pattern) for f in frames) if n]
+    if ROOT not in names:
+        return ()
+    names = names[names.index(ROOT):]
+    return tuple(n for i, n in enumerate(names) if i == 0 or names[i - 1] != n)
+
+
+def folded_lines(text):
+    for line in text.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if stack and count.isdigit():
+            yield stack.split(";"), int(count)
+
+
+def vtctx_distribution(folded, workload_index):
+    dist = collections.Counter()
+    for frames, count in folded_lines(folded):
+        m = CONTEXT.match(";".join(frames[:2]))
+        if m and int(m.group(1), 16) == workload_index:
+            dist[sequence(frames[2:], VTCTX_JAVA)] += count
+    return dist
+
+
+def ap_distribution(collapsed):
+    dist = collections.Counter()
+    for frames, count in folded_lines(collapsed):
+        if not frames[0].startswith("[ForkJoinPool-"):
+            continue
+        if "jdk/internal/vm/Continuation.run" not in frames:
+            continue
+        dist[sequence(frames[1:], AP_JAVA)] += count
+    return dist
+
+
+def overlap(a, b):
+    ta, tb = sum(a.values()), sum(b.values())
+    if not ta or not tb:
+        return 0.0
+    return sum(min(a[k] / ta, b[k] / tb) for k in set(a) | set(b))
+
+
+def top(dist, n=4):
+    total = sum(dist.values()) or 1
+    return "\n".join(f"    {100 * c / total:5.1f}% {';'.join(s[-6:]) or '(no workload loop)'}"
+                     for s, c in dist.most_common(n))
+
+
+def main():
+    parser = required_args_parser("reader", "java", "agent", "classes", "async-profiler")
+    parser.add_argument("--frame-pointers", choices=["on", "off"], default="off")
+    parser.add_argument("--xint", action="store_true", help="interpreter only (-Xint)")
+    parser.add_argument("--workloads", default=WORKLOADS)
+    parser.add_argument("--millis", type=int, default=4000)
+    parser.add_argument("--hz", type=int, default=199)
+    parser.add_argument("--min-overlap", type=float, default=0.90)
+    args = parser.parse_args()
+    require_root()
+    workloads = args.workloads.split(",")
+    jvm_flags = ["-XX:+PreserveFramePointer" if args.frame_pointers == "on"
+                 else "-XX:-PreserveFramePointer"]
+    if args.xint:
+        jvm_flags += ["-Xint", "-Dwarmup=50"]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="vtctx-apcmp-") as work:
+        os.chmod(work, 0o755)
+        argv = [args.java, f"-agentpath:{args.agent}", *jvm_flags, "-cp", args.classes,
+                "StackWorkloads", ",".join(workloads), "2", str(args.millis)]
+        with JvmTarget(argv) as jvm:
+            for index, workload in enumerate(workloads):
+                pid = jvm.ready_pid(timeout=180, what=f"{workload} warmed up")
+                collapsed_path = os.path.join(work, f"{workload}.collapsed")
+                subprocess.run(["jattach", str(pid), "load", args.async_profiler, "true",
+                                f"start,event=cpu,interval={10**9 // args.hz}ns,threads"],
+                               check=True, capture_output=True, timeout=60)
+                reader = StreamingReader(args.reader, ["profile", "--pid", str(pid), "--hz",
+                                                       str(args.hz), "--format", "folded"])
+                try:
+                    reader.wait_attached()
+                    jvm.send("go")
+                    jvm.wait_json(lambda l: '"done"' in l, args.millis / 1000 + 120,
+                                  f"{workload} done")
+                    folded = reader.stop()
+                finally:
+                    reader.kill()
+                subprocess.run(["jattach", str(pid), "load", args.async_profiler, "true",
+                                f"stop,file={collapsed_path},collapsed"],
+                               check=True, capture_output=True, timeout=60)
+                jvm.send("quit")
+                with open(collapsed_path) as f:
+                    ap = ap_distribution(f.read())
+                vt = vtctx_distribution(folded, index)
+                score = overlap(ap, vt)
+                results.append((workload, score, ap, vt))
+                print(f"{workload}: overlap {score:.3f} (async-profiler {sum(ap.values())} "
+                      f"samples, vtctx-reader {sum(vt.values())})")
+                print(f"  async-profiler:\n{top(ap)}\n  vtctx-reader:\n{top(vt)}")
+    bad = [f"{w} {s:.3f}" for w, s, ap, vt in results
+           if s < args.min_overlap or sum(ap.values()) < 50 or sum(vt.values()) < 50]
+    check(not bad, f"Java stacks differ from async-profiler's (overlap < {args.min_overlap} or "
+                   f"fewer than 50 samples): {', '.join(bad)}")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
