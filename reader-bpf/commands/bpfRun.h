@@ -135,6 +135,27 @@ class BpfCommand {
 // turns into a one-line reason and an exit code.
 absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options);
 
+// A BpfCommand over one libbpf skeleton whose ring buffer map is `events`: it owns the skeleton
+// (skel_) and answers skeleton() and events_fd(); its Open() calls OpenCommon, then sets its own
+// rodata.
+template <typename Skeleton, void (*Destroy)(Skeleton*)>
+class SkeletonCommand : public BpfCommand {
+ public:
+  bpf_object_skeleton* skeleton() override { return skel_->skeleton; }
+  int events_fd() const override { return bpf_map__fd(skel_->maps.events); }
+
+ protected:
+  absl::Status OpenCommon(Skeleton* (*open)(), const BpfTarget& target, bool floor_only,
+                          uint32_t ring_bytes) {
+    auto skel = OpenSkeleton<Skeleton, Destroy>(open, target, floor_only, ring_bytes);
+    if (!skel.ok()) return skel.status();
+    skel_ = *std::move(skel);
+    return absl::OkStatus();
+  }
+
+  SkeletonPtr<Skeleton, Destroy> skel_;
+};
+
 }  // namespace vtctx::reader
 
 #endif  // VTCTX_READER_BPF_RUN_H_

@@ -57,10 +57,6 @@ const CommandHelp kProfileHelp = {
 
 namespace {
 
-struct SkelDeleter {
-  void operator()(profile_bpf* skel) const { profile_bpf__destroy(skel); }
-};
-
 bool NeedsStacks(ProfileFormat format) {
   return format == ProfileFormat::kFolded || format == ProfileFormat::kSvg ||
          format == ProfileFormat::kPprof;
@@ -75,7 +71,7 @@ absl::Status WriteTextFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-class ProfileCommand final : public BpfCommand {
+class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__destroy> {
  public:
   explicit ProfileCommand(const ProfileOptions& options)
       : options_(options),
@@ -93,18 +89,16 @@ class ProfileCommand final : public BpfCommand {
   }
 
   absl::Status Open(const BpfTarget& target) override {
-    skel_.reset(profile_bpf__open());
-    if (!skel_) return absl::InternalError(absl::StrCat("opening BPF object: ", strerror(errno)));
     const bool folded = NeedsStacks(options_.format);
     // Unused maps shrink to their minimum (one page of ring buffer).
     const uint32_t ring_bytes = events_ ? options_.run.ringbuf_mb << 20 : 4096;
-    SetCommonRodata(*skel_->rodata, target, options_.run.bpf_floor, ring_bytes);
+    if (absl::Status s = OpenCommon(profile_bpf__open, target, options_.run.bpf_floor, ring_bytes);
+        !s.ok()) {
+      return s;
+    }
     skel_->rodata->mode = events_ ? VTCTX_PROFILE_EVENTS : VTCTX_PROFILE_COUNTS;
     skel_->rodata->event_stacks = folded;
     skel_->rodata->keep_agent_threads = options_.keep_agent_threads;
-    if (bpf_map__set_max_entries(skel_->maps.events, ring_bytes) != 0) {
-      return absl::InternalError("sizing the BPF maps failed");
-    }
     // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
     if (folded) jit_ = JitCodeNames::ForTarget(target.process, kJitTimeoutS);
     if (jit_ && jit_->preserve_frame_pointer() == false) {
@@ -128,8 +122,6 @@ class ProfileCommand final : public BpfCommand {
     return absl::OkStatus();
   }
 
-  bpf_object_skeleton* skeleton() override { return skel_->skeleton; }
-
   // One sampling event per online CPU.
   absl::Status Attach() override {
     return AttachCpuClocks(skel_->progs.vtctx_sample, options_.hz, links_);
@@ -137,7 +129,6 @@ class ProfileCommand final : public BpfCommand {
 
   void Detach() override { links_.clear(); }
 
-  int events_fd() const override { return bpf_map__fd(skel_->maps.events); }
   int program_fd() const override { return bpf_program__fd(skel_->progs.vtctx_sample); }
   uint64_t Dropped() const override { return Counter(VTCTX_PC_DROPPED); }
 
@@ -287,8 +278,7 @@ class ProfileCommand final : public BpfCommand {
 
   static constexpr double kJitTimeoutS = 10;
   const ProfileOptions options_;
-  const bool events_;  // samples reach user space as ring-buffer events
-  std::unique_ptr<profile_bpf, SkelDeleter> skel_;
+  const bool events_;           // samples reach user space as ring-buffer events
   std::vector<BpfLink> links_;  // released before skel_
   uint64_t received_ = 0;
   uint64_t malformed_ = 0;  // records ParseSampleRecord refused

@@ -40,7 +40,7 @@ std::optional<SampleRecord> ParseSampleRecord(std::span<const uint8_t> record) {
                              out.stacks.kernel.size() == VTCTX_MAX_STACK_DEPTH;
   if (e.stacks_size == VTCTX_STACKS_COPY_SIZE) {
     if (e.copy_bytes > VTCTX_USER_COPY_BYTES) return std::nullopt;
-    out.user_registers = UserRegisters{e.user_ip, e.user_sp, e.user_bp};
+    out.user_registers = FrameState{e.user_ip, e.user_sp, e.user_bp};
     out.user_copy = {e.copy_base,
                      std::span<const uint8_t>(stacks + VTCTX_STACKS_SIZE, e.copy_bytes)};
   }

@@ -34,7 +34,7 @@ struct SampleRecord {
   SampleStacks stacks;                        // empty when the event carries none
   // With a user stack copy (VTCTX_STACKS_COPY_SIZE): the registers and the copy (pointing into
   // the record), which the caller unwinds into stacks.user.
-  std::optional<UserRegisters> user_registers;
+  std::optional<FrameState> user_registers;
   StackCopy user_copy;
 };
 

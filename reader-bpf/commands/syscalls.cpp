@@ -41,7 +41,7 @@ const CommandHelp kSyscallsHelp = {
 
 namespace {
 
-class SyscallsCommand final : public BpfCommand {
+class SyscallsCommand final : public SkeletonCommand<syscalls_bpf, syscalls_bpf__destroy> {
  public:
   explicit SyscallsCommand(const SyscallsOptions& options) : options_(options) {}
 
@@ -51,10 +51,10 @@ class SyscallsCommand final : public BpfCommand {
 
   absl::Status Open(const BpfTarget& target) override {
     const uint32_t ring_bytes = options_.run.ringbuf_mb << 20;
-    auto skel = OpenSkeleton<syscalls_bpf, syscalls_bpf__destroy>(
-        syscalls_bpf__open, target, options_.run.bpf_floor, ring_bytes);
-    if (!skel.ok()) return skel.status();
-    skel_ = *std::move(skel);
+    if (absl::Status s = OpenCommon(syscalls_bpf__open, target, options_.run.bpf_floor, ring_bytes);
+        !s.ok()) {
+      return s;
+    }
     for (int nr : options_.syscalls) skel_->rodata->syscall_mask[nr / 64] |= 1ull << (nr % 64);
     // Prefer the BTF tracepoint (direct, cheaper argument access); fall back to the raw one when
     // the kernel cannot load tracing programs.
@@ -63,8 +63,6 @@ class SyscallsCommand final : public BpfCommand {
     bpf_program__set_autoload(skel_->progs.vtctx_sys_enter_raw, !use_btf_);
     return absl::OkStatus();
   }
-
-  bpf_object_skeleton* skeleton() override { return skel_->skeleton; }
 
   absl::Status Attach() override {
     if (int err = syscalls_bpf__attach(skel_.get()); err != 0) {
@@ -78,8 +76,6 @@ class SyscallsCommand final : public BpfCommand {
   }
 
   void Detach() override { syscalls_bpf__detach(skel_.get()); }
-
-  int events_fd() const override { return bpf_map__fd(skel_->maps.events); }
 
   int program_fd() const override {
     return bpf_program__fd(use_btf_ ? skel_->progs.vtctx_sys_enter_btf
@@ -138,7 +134,6 @@ class SyscallsCommand final : public BpfCommand {
   }
 
   const SyscallsOptions options_;
-  SkeletonPtr<syscalls_bpf, syscalls_bpf__destroy> skel_;
   bool use_btf_ = false;
   uint64_t received_ = 0;
   std::string line_;

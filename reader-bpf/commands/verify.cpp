@@ -45,7 +45,7 @@ namespace {
 
 constexpr int kMaxPrinted = 20;  // disagreements printed in full
 
-class VerifyCommand final : public BpfCommand {
+class VerifyCommand final : public SkeletonCommand<verify_bpf, verify_bpf__destroy> {
  public:
   explicit VerifyCommand(const VerifyOptions& options) : options_(options) {}
 
@@ -54,19 +54,18 @@ class VerifyCommand final : public BpfCommand {
   }
 
   absl::Status Open(const BpfTarget& target) override {
-    auto skel = OpenSkeleton<verify_bpf, verify_bpf__destroy>(
-        verify_bpf__open, target, options_.run.bpf_floor, options_.run.ringbuf_mb << 20);
-    if (!skel.ok()) return skel.status();
-    skel_ = *std::move(skel);
+    if (absl::Status s = OpenCommon(verify_bpf__open, target, options_.run.bpf_floor,
+                                    options_.run.ringbuf_mb << 20);
+        !s.ok()) {
+      return s;
+    }
     return absl::OkStatus();
   }
 
-  bpf_object_skeleton* skeleton() override { return skel_->skeleton; }
   absl::Status Attach() override {
     return AttachCpuClocks(skel_->progs.vtctx_verify_sample, options_.hz, links_);
   }
   void Detach() override { links_.clear(); }
-  int events_fd() const override { return bpf_map__fd(skel_->maps.events); }
   int program_fd() const override { return bpf_program__fd(skel_->progs.vtctx_verify_sample); }
   uint64_t Dropped() const override { return Counter(VTCTX_VC_DROPPED); }
 
@@ -119,7 +118,6 @@ class VerifyCommand final : public BpfCommand {
   }
 
   const VerifyOptions& options_;
-  SkeletonPtr<verify_bpf, verify_bpf__destroy> skel_;
   std::vector<BpfLink> links_;  // released before skel_
   int printed_ = 0;
 };

@@ -69,10 +69,10 @@ std::optional<FrameState> PushedFpCaller(const FrameState& frame, const StackCop
   return FrameState{*ret, frame.sp + 16, *saved_fp};
 }
 
-UnwoundStack UnwindUserStack(const UserRegisters& registers, const StackCopy& copy,
-                             CodeLookup& code, size_t max_frames) {
+UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy, CodeLookup& code,
+                             size_t max_frames) {
   UnwoundStack out;
-  FrameState frame{registers.ip, registers.sp, registers.bp};
+  FrameState frame = registers;
   // A return address is looked up at the call (address - 1): a call can end its code blob.
   auto is_code = [&](uint64_t return_address) {
     return return_address != 0 &&

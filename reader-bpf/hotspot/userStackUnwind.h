@@ -30,14 +30,6 @@
 
 namespace vtctx::reader {
 
-// One frame of the walk: its pc and the registers the rules need.
-struct FrameState {
-  uint64_t pc = 0;
-  uint64_t sp = 0;
-  uint64_t fp = 0;  // rbp
-  auto operator<=>(const FrameState&) const = default;
-};
-
 enum class CodeKind {
   kInterpreter,  // the template interpreter's code
   kCompiled,     // a code blob with a frame: nmethod, RuntimeStub, safepoint / deopt blobs
@@ -87,8 +79,8 @@ struct UnwoundStack {
   UnwindEnd end = UnwindEnd::kStopped;
 };
 
-UnwoundStack UnwindUserStack(const UserRegisters& registers, const StackCopy& copy,
-                             CodeLookup& code, size_t max_frames);
+UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy, CodeLookup& code,
+                             size_t max_frames);
 
 }  // namespace vtctx::reader
 

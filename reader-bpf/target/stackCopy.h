@@ -4,6 +4,7 @@
 #ifndef VTCTX_READER_STACK_COPY_H_
 #define VTCTX_READER_STACK_COPY_H_
 
+#include <compare>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -11,10 +12,12 @@
 
 namespace vtctx::reader {
 
-struct UserRegisters {
-  uint64_t ip = 0;
+// The registers a frame walk needs: the sampled thread's, or those of a frame the walk reached.
+struct FrameState {
+  uint64_t pc = 0;
   uint64_t sp = 0;
-  uint64_t bp = 0;
+  uint64_t fp = 0;  // rbp
+  auto operator<=>(const FrameState&) const = default;
 };
 
 struct StackCopy {
