@@ -78,7 +78,7 @@ go_tool pprof github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b reader.
 # JVMs with it and with vtctx-reader. Maven Central's jar ships the native library.
 ASYNC_PROFILER_VERSION=4.2
 ASYNC_PROFILER_LIB=${VTCTX_ASYNC_PROFILER_LIB:-/opt/vtctx/async-profiler/libasyncProfiler.so}
-if [[ ! -s $ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION ]]; then
+if [[ ! -e $ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION || ! -s $ASYNC_PROFILER_LIB ]]; then
   echo "install-deps: installing async-profiler $ASYNC_PROFILER_VERSION (Maven Central) into $(dirname "$ASYNC_PROFILER_LIB")"
   jar=$HOME/.m2/repository/tools/profiler/async-profiler/$ASYNC_PROFILER_VERSION/async-profiler-$ASYNC_PROFILER_VERSION.jar
   tmp=$(mktemp -d)
