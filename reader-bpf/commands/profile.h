@@ -13,7 +13,7 @@
 /* Without frame pointers in JIT code (-XX:-PreserveFramePointer, rodata `copy_user_stack`) the
  * kernel's frame-pointer walk stops at the first compiled Java frame; the sample then carries its
  * user registers and a copy of its user stack instead, unwound in user space
- * (hotspot/javaStackUnwind.h). The copy is whole pages from the page holding sp upwards, as many
+ * (hotspot/userStackUnwind.h). The copy is whole pages from the page holding sp upwards, as many
  * as are mapped: at least VTCTX_USER_COPY_BYTES - 4095 bytes above sp. */
 #define VTCTX_USER_COPY_PAGES 8
 #define VTCTX_USER_COPY_BYTES (VTCTX_USER_COPY_PAGES * 4096)

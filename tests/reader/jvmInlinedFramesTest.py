@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`profile --format folded` expands the methods C2 inlined: a virtual thread spins in
 InlineChain's lambda -> a -> b -> c -> leaf (all inlined into the lambda's compiled loop,
--XX:+PreserveFramePointer; the agent loaded, for `profile` to attach). The reader names them from the JVM's own nmethod metadata (PcDescs,
-scopes), with no JVMTI. Once the JVM lists C2 code for the lambda (jcmd Compiler.codelist,
+-XX:+PreserveFramePointer; the agent loaded, for `profile` to attach). The reader names them
+from the JVM's own nmethod metadata (PcDescs, scopes), with no JVMTI. Once the JVM lists C2 code for the lambda (jcmd Compiler.codelist,
 polled), the profile runs; checks that
   - most (>= 50 %) of the samples in the lambda have the whole chain, in order, as consecutive
     frames: lambda$main$0;a;b;c;leaf (root first), and that leaf is the innermost Java frame of
@@ -12,13 +12,11 @@ polled), the profile runs; checks that
 
   jvmInlinedFramesTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
 """
-import json
 import subprocess
 import sys
 import time
 
-from vtctxtest import LineReader, StreamingReader, check, required_args_parser, require_root, \
-    stop_jvm
+from vtctxtest import JvmTarget, StreamingReader, check, required_args_parser, require_root
 
 CHAIN = ["void InlineChain.lambda$main$0()", "long InlineChain.a(long)",
          "long InlineChain.b(long)", "long InlineChain.c(long)", "long InlineChain.leaf(long, int)"]
@@ -45,26 +43,20 @@ def main():
     args = parser.parse_args()
     require_root()
 
-    jvm = subprocess.Popen(
-        [args.java, f"-agentpath:{args.agent}", "-XX:+PreserveFramePointer", "-cp", args.classes, "InlineChain",
-         str(args.millis)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    out = LineReader(jvm.stdout, echo_prefix="jvm: ")
-    reader = None
-    try:
-        pid = json.loads(out.wait_for(lambda l: '"ready"' in l, 120, "JVM ready"))["pid"]
+    argv = [args.java, f"-agentpath:{args.agent}", "-XX:+PreserveFramePointer", "-cp",
+            args.classes, "InlineChain", str(args.millis)]
+    with JvmTarget(argv) as jvm:
+        pid = jvm.ready_pid()
         print("compiled:", wait_compiled(args.jcmd, pid, 120))
         reader = StreamingReader(args.reader, ["profile", "--pid", str(pid), "--hz", "199",
                                                "--format", "folded"])
-        reader.wait_attached()
-        jvm.stdin.write("go\n")
-        jvm.stdin.flush()
-        out.wait_for(lambda l: '"done"' in l, args.millis / 1000 + 120, "JVM done")
-        folded = reader.stop()
-    finally:
-        if reader:
+        try:
+            reader.wait_attached()
+            jvm.send("go")
+            jvm.wait_json(lambda l: '"done"' in l, args.millis / 1000 + 120, "JVM done")
+            folded = reader.stop()
+        finally:
             reader.kill()
-        stop_jvm(jvm)
 
     in_lambda = whole = 0
     bad = []
