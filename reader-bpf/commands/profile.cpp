@@ -28,10 +28,8 @@
 #include "commands/commands.h"
 #include "commands/profileReport.h"
 #include "commands/sampleRecord.h"
-#include "hotspot/codeCacheView.h"
 #include "hotspot/jitCodeNames.h"
-#include "hotspot/jvmFacts.h"
-#include "hotspot/nmethodScopes.h"
+#include "hotspot/jvmCode.h"
 #include "hotspot/userStackUnwind.h"
 #include "output/flameGraphSvg.h"
 #include "output/pprofWriter.h"
@@ -101,23 +99,36 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
     skel_->rodata->keep_agent_threads = options_.keep_agent_threads;
     // JIT-compiled Java code is named by the JVM itself: first perf map now, the second at the end.
     if (folded) jit_ = JitCodeNames::ForTarget(target.process, kJitTimeoutS);
-    if (jit_ && jit_->preserve_frame_pointer() == false) {
-      // No frame pointers in JIT code: each sample carries a copy of its user stack instead,
-      // unwound here by HotSpot's frame layout (hotspot/userStackUnwind.h).
-      absl::Status code = OpenCodeCache(target.process);
-      if (code.ok()) {
-        skel_->rodata->copy_user_stack = true;
+    if (!jit_) return absl::OkStatus();
+    // A HotSpot JVM's stacks are unwound here, from a copy of each sample's user stack, by its
+    // own frame layout (hotspot/userStackUnwind.h), with or without frame pointers in its JIT
+    // code: frameless stubs keep their callers and interpreted frames their methods, which the
+    // kernel's frame-pointer walk cannot give.
+    absl::StatusOr<std::unique_ptr<JvmCode>> code = JvmCode::Open(target.process);
+    if (code.ok()) {
+      code_ = *std::move(code);
+      skel_->rodata->copy_user_stack = true;
+      if (!jit_->preserve_frame_pointer()) {
         fprintf(stderr,
                 "vtctx-reader: pid %d runs without -XX:+PreserveFramePointer: unwinding a copy of "
                 "each sample's user stack by HotSpot's frame layout\n",
                 target.process.pid());
-      } else {
-        fprintf(stderr,
-                "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer and its code "
-                "cache cannot be read (%s): Java stacks stop at the first JIT-compiled frame "
-                "(callers lost); restart it with -XX:+PreserveFramePointer for whole stacks\n",
-                target.process.pid(), std::string(code.message()).c_str());
       }
+      if (!code_->missing().ok()) {
+        fprintf(stderr, "vtctx-reader: warning: interpreted or inlined Java frames not named: %s\n",
+                std::string(code_->missing().message()).c_str());
+      }
+    } else if (jit_->preserve_frame_pointer() == false) {
+      fprintf(stderr,
+              "vtctx-reader: hint: pid %d runs without -XX:+PreserveFramePointer and its code "
+              "cache cannot be read (%s): Java stacks stop at the first JIT-compiled frame "
+              "(callers lost); restart it with -XX:+PreserveFramePointer for whole stacks\n",
+              target.process.pid(), std::string(code.status().message()).c_str());
+    } else {
+      fprintf(stderr,
+              "vtctx-reader: warning: pid %d's code cache cannot be read (%s): stacks by frame "
+              "pointers, interpreted and inlined Java frames not named\n",
+              target.process.pid(), std::string(code.status().message()).c_str());
     }
     return absl::OkStatus();
   }
@@ -141,10 +152,11 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
       return;
     }
     // Unwound now, while the code the stack ran is most likely still where it was.
-    if (sample->user_registers && code_cache_) {
+    if (sample->user_registers && code_) {
       UnwoundStack unwound = UnwindUserStack(*sample->user_registers, sample->user_copy,
-                                             *code_cache_, VTCTX_MAX_STACK_DEPTH);
+                                             code_->code_cache(), VTCTX_MAX_STACK_DEPTH);
       sample->stacks.user = std::move(unwound.pcs);
+      sample->stacks.interpreted = std::move(unwound.interpreted);
       sample->stacks.depth_limited |= unwound.end == UnwindEnd::kDepthLimited;
       sample->stacks.unwind_stopped = unwound.end == UnwindEnd::kStopped;
     }
@@ -181,18 +193,21 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
       const StackCounts& s = aggregate_.stack_counts();
       out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
                                   s.user_failed);
-      if (code_cache_)
-        absl::StrAppendFormat(&out.extra, " stacks_unwind_stopped=%d", s.unwind_stopped);
+      if (code_) absl::StrAppendFormat(&out.extra, " stacks_unwind_stopped=%d", s.unwind_stopped);
     }
-    if (inlined_) {
-      const InlineCounts& c = inlined_->counts();
+    if (interpreted_named_ + interpreted_refused_ > 0) {
+      absl::StrAppendFormat(&out.extra, " interpreted_named=%d interpreted_unnamed=%d",
+                            interpreted_named_, interpreted_refused_);
+    }
+    if (NmethodScopes* inlined = code_ ? code_->inlined() : nullptr; inlined && jit_finished_) {
+      const InlineCounts& c = inlined->counts();
       absl::StrAppendFormat(&out.extra, " inline_nmethods=%d inline_refused=%d", c.nmethods,
                             c.refused);
       if (c.refused > 0) {
         fprintf(stderr,
                 "vtctx-reader: note: %d nmethods kept their outer name unexpanded (freed, moved or "
                 "unreadable by the end of the profile), first: %s\n",
-                static_cast<int>(c.refused), inlined_->first_refusal().c_str());
+                static_cast<int>(c.refused), inlined->first_refusal().c_str());
       }
     }
     if (const uint64_t agent = Counter(VTCTX_PC_AGENT_THREAD); agent > 0) {
@@ -204,20 +219,6 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
   }
 
  private:
-  absl::Status OpenCodeCache(const TargetProcess& process) {
-    absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(process.dir());
-    if (!memory.ok()) return memory.status();
-    absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(process.dir());
-    if (!maps.ok()) return maps.status();
-    absl::StatusOr<VmStructs> vm = OpenVmStructs(process.dir(), *maps, **memory);
-    if (!vm.ok()) return vm.status();
-    absl::StatusOr<std::unique_ptr<CodeCacheView>> view = CodeCacheView::Open(**memory, *vm, *maps);
-    if (!view.ok()) return view.status();
-    memory_ = *std::move(memory);
-    code_cache_ = *std::move(view);
-    return absl::OkStatus();
-  }
-
   uint64_t Counter(uint32_t which) const {
     return SumPerCpu(bpf_map__fd(skel_->maps.counters), which);
   }
@@ -238,19 +239,19 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
 
   // folded, svg, pprof: symbolized while the target (normally) still runs.
   void PrintStacks(const std::vector<SampleCount>& counts, const RunEnd& end) {
+    // Inlined methods from the nmethods as they are now (the JVM still runs): each is checked
+    // against the perf map before it is expanded (nmethodScopes.h).
     if (jit_) {
       jit_->Finish();
-      // Inlined methods from the nmethods as they are now (the JVM still runs): each is checked
-      // against the perf map before it is expanded (nmethodScopes.h).
-      absl::StatusOr<std::unique_ptr<NmethodScopes>> inlined = NmethodScopes::ForTarget(end.target);
-      if (inlined.ok()) {
-        inlined_ = *std::move(inlined);
-      } else {
-        fprintf(stderr, "vtctx-reader: warning: inlined Java frames not expanded: %s\n",
-                std::string(inlined.status().message()).c_str());
-      }
+      jit_finished_ = true;
     }
-    Symbolizer symbols(end.target, jit_ ? &jit_->names() : nullptr, inlined_.get());
+    Symbolizer symbols(end.target, jit_ ? &jit_->names() : nullptr, code_.get());
+    WriteStacks(counts, end, symbols);
+    interpreted_named_ = symbols.interpreted_named;
+    interpreted_refused_ = symbols.interpreted_refused;
+  }
+
+  void WriteStacks(const std::vector<SampleCount>& counts, const RunEnd& end, Symbolizer& symbols) {
     const AttributeNames& names = end.context.names();
     if (options_.format == ProfileFormat::kPprof) {
       PprofProfile profile;
@@ -285,10 +286,10 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
   std::string line_;
   SampleAggregate aggregate_;
   std::unique_ptr<JitCodeNames> jit_;
-  std::unique_ptr<NmethodScopes> inlined_;     // after sampling, with jit_
-  std::unique_ptr<ProcessMemory> memory_;      // the target's, for code_cache_
-  std::unique_ptr<CodeCacheView> code_cache_;  // set when samples carry user stack copies
-  absl::Status written_;                       // writing --output
+  bool jit_finished_ = false;      // its second perf map read: inlined frames asked about
+  std::unique_ptr<JvmCode> code_;  // set when samples carry user stack copies
+  uint64_t interpreted_named_ = 0, interpreted_refused_ = 0;  // the symbolizer's
+  absl::Status written_;                                      // writing --output
 };
 
 }  // namespace

@@ -117,7 +117,9 @@ std::vector<Frame> StackFrames(const SampleCount& c, FrameNamer& symbols) {
   std::vector<Frame> frames;
   for (uint64_t ip : c.stacks.kernel) frames.push_back(symbols.KernelFrame(ip));
   for (size_t i = 0; i < c.stacks.user.size(); ++i) {
-    for (Frame& f : symbols.UserFrames(c.stacks.user[i], /*return_address=*/i != 0)) {
+    const InterpretedSlots slots =
+        i < c.stacks.interpreted.size() ? c.stacks.interpreted[i] : InterpretedSlots{};
+    for (Frame& f : symbols.UserFrames(c.stacks.user[i], /*return_address=*/i != 0, slots)) {
       frames.push_back(std::move(f));
     }
   }

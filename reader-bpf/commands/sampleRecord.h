@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/profile.h"
+#include "hotspot/userStackUnwind.h"
 #include "target/stackCopy.h"
 
 namespace vtctx::reader {
@@ -19,7 +20,10 @@ namespace vtctx::reader {
 struct SampleStacks {
   std::vector<uint64_t> user;    // innermost first
   std::vector<uint64_t> kernel;  // innermost first
-  int32_t user_error = 0;        // -errno of the user walk (0: walked; -14 EFAULT included)
+  // Unwound from a copy: per user frame, what an interpreted frame holds of its method (names
+  // it); empty when no frame is interpreted.
+  std::vector<InterpretedSlots> interpreted;
+  int32_t user_error = 0;  // -errno of the user walk (0: walked; -14 EFAULT included)
   // A stack filled all VTCTX_MAX_STACK_DEPTH frames: its outermost frames may be missing.
   bool depth_limited = false;
   // The user stack was unwound from a copy (unwindUserStack.h) and a step failed: its outermost

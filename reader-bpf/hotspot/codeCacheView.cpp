@@ -17,11 +17,6 @@ constexpr int64_t kMaxFrameWords = 1 << 16;  // 512 KiB: larger than any copy of
 constexpr uint8_t kFreeSegment = 0xff;       // CodeHeap's free_sentinel
 constexpr uint64_t kMaxFieldOffset = 1024;   // CodeBlob's header fields lie in its first bytes
 
-absl::StatusOr<uint64_t> Need(std::optional<uint64_t> value, absl::string_view what) {
-  if (!value) return absl::UnimplementedError(absl::StrCat("the JVM's VMStructs lack ", what));
-  return *value;
-}
-
 int64_t ReadInt(const uint8_t* bytes, uint64_t offset, bool is16) {
   if (is16) {
     int16_t v = 0;
@@ -37,45 +32,35 @@ int64_t ReadInt(const uint8_t* bytes, uint64_t offset, bool is16) {
 
 absl::StatusOr<CodeCacheLayout> CodeCacheLayout::Find(const VmStructs& vm) {
   CodeCacheLayout l;
-  auto field = [&](uint64_t& out, absl::string_view type, absl::string_view name) {
-    absl::StatusOr<uint64_t> v = Need(vm.Offset(type, name), absl::StrCat(type, "::", name));
-    if (v.ok()) out = *v;
-    return v.status();
-  };
-  auto global = [&](uint64_t& out, absl::string_view type, absl::string_view name) {
-    absl::StatusOr<uint64_t> v = Need(vm.Address(type, name), absl::StrCat(type, "::", name));
-    if (v.ok()) out = *v;
-    return v.status();
-  };
   uint64_t header = 0, used = 0;
-  for (absl::Status s : {
-           global(l.heaps, "CodeCache", "_heaps"),
-           field(l.array_len, "GrowableArrayBase", "_len"),
-           field(l.array_data, "GrowableArray<int>", "_data"),
-           field(l.heap_memory, "CodeHeap", "_memory"),
-           field(l.heap_segmap, "CodeHeap", "_segmap"),
-           field(l.heap_log2_segment, "CodeHeap", "_log2_segment_size"),
-           field(l.space_low, "VirtualSpace", "_low_boundary"),
-           field(l.space_high, "VirtualSpace", "_high_boundary"),
-           field(header, "HeapBlock", "_header"),
-           field(used, "HeapBlock::Header", "_used"),
-           field(l.blob_size, "CodeBlob", "_size"),
-           field(l.blob_frame_size, "CodeBlob", "_frame_size"),
-           field(l.blob_frame_complete, "CodeBlob", "_frame_complete_offset"),
-           global(l.interpreter_code, "AbstractInterpreter", "_code"),
-           field(l.stub_buffer, "StubQueue", "_stub_buffer"),
-           field(l.buffer_limit, "StubQueue", "_buffer_limit"),
-       }) {
-    if (!s.ok()) return s;
+  if (absl::Status s = vm.Find({
+          AddressOf("CodeCache", "_heaps", &l.heaps),
+          OffsetOf("GrowableArrayBase", "_len", &l.array_len),
+          OffsetOf("GrowableArray<int>", "_data", &l.array_data),
+          OffsetOf("CodeHeap", "_memory", &l.heap_memory),
+          OffsetOf("CodeHeap", "_segmap", &l.heap_segmap),
+          OffsetOf("CodeHeap", "_log2_segment_size", &l.heap_log2_segment),
+          OffsetOf("VirtualSpace", "_low_boundary", &l.space_low),
+          OffsetOf("VirtualSpace", "_high_boundary", &l.space_high),
+          OffsetOf("HeapBlock", "_header", &header),
+          OffsetOf("HeapBlock::Header", "_used", &used),
+          SizeOf("HeapBlock", &l.block_size),
+          OffsetOf("CodeBlob", "_size", &l.blob_size),
+          OffsetOf("CodeBlob", "_frame_size", &l.blob_frame_size),
+          OffsetOf("CodeBlob", "_frame_complete_offset", &l.blob_frame_complete),
+          AddressOf("AbstractInterpreter", "_code", &l.interpreter_code),
+          OffsetOf("StubQueue", "_stub_buffer", &l.stub_buffer),
+          OffsetOf("StubQueue", "_buffer_limit", &l.buffer_limit),
+      });
+      !s.ok()) {
+    return s;
   }
   l.block_used = header + used;
-  absl::StatusOr<uint64_t> block_size = Need(vm.TypeSize("HeapBlock"), "sizeof(HeapBlock)");
-  if (!block_size.ok()) return block_size.status();
-  l.block_size = *block_size;
   l.blob_code_offset = vm.Offset("CodeBlob", "_code_offset");
   l.blob_code_begin = vm.Offset("CodeBlob", "_code_begin");
   if (!l.blob_code_offset && !l.blob_code_begin) {
-    return absl::UnimplementedError("the JVM's VMStructs lack CodeBlob::_code_offset/_code_begin");
+    return absl::FailedPreconditionError(
+        "HotSpot's VMStructs do not name CodeBlob::_code_offset or _code_begin");
   }
   // JDK 23 packed CodeBlob's header, making _frame_complete_offset an int16_t, and added _kind.
   l.frame_complete_16 = vm.Offset("CodeBlob", "_kind").has_value();
@@ -152,7 +137,7 @@ absl::StatusOr<std::unique_ptr<CodeCacheView>> CodeCacheView::Open(
 
 // The start of the code blob whose block holds `pc`, walking the segment map back as
 // CodeHeap::find_block_for does; nullopt for a free segment or block.
-std::optional<uint64_t> CodeCacheView::BlobAt(const CodeHeapRange& heap, uint64_t pc) {
+std::optional<uint64_t> CodeCacheView::BlobIn(const CodeHeapRange& heap, uint64_t pc) {
   uint64_t segment = (pc - heap.low) >> heap.log2_segment;
   std::array<uint8_t, kSegmapWindow> window;
   for (int w = 0; w < kMaxSegmapWindows; w++) {
@@ -178,17 +163,19 @@ std::optional<uint64_t> CodeCacheView::BlobAt(const CodeHeapRange& heap, uint64_
   return std::nullopt;
 }
 
+std::optional<uint64_t> CodeCacheView::BlobStart(uint64_t pc) {
+  for (const CodeHeapRange& heap : heaps_) {
+    if (pc >= heap.low && pc < heap.high) return BlobIn(heap, pc);
+  }
+  return std::nullopt;
+}
+
 std::optional<CodeFacts> CodeCacheView::JavaCode(uint64_t pc) {
   lookups_++;
   if (pc >= interpreter_low_ && pc < interpreter_high_) {
     return CodeFacts{CodeKind::kInterpreter, 0, 0};
   }
-  const CodeHeapRange* heap = nullptr;
-  for (const CodeHeapRange& h : heaps_) {
-    if (pc >= h.low && pc < h.high) heap = &h;
-  }
-  if (heap == nullptr) return std::nullopt;
-  const std::optional<uint64_t> blob = BlobAt(*heap, pc);
+  const std::optional<uint64_t> blob = BlobStart(pc);
   if (!blob) return std::nullopt;
   std::array<uint8_t, kMaxFieldOffset + 8> header;
   const uint64_t header_bytes =

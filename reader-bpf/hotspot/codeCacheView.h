@@ -48,7 +48,7 @@ struct CodeCacheLayout {
   uint64_t stub_buffer = 0;
   uint64_t buffer_limit = 0;
 
-  // Unimplemented naming the first field the tables do not have.
+  // FailedPrecondition naming the first field the tables do not have.
   static absl::StatusOr<CodeCacheLayout> Find(const VmStructs& vm);
 };
 
@@ -68,6 +68,9 @@ class CodeCacheView final : public CodeLookup {
                                                              const VmStructs& vm,
                                                              const std::vector<Mapping>& maps);
 
+  // The start of the code blob (CodeBlob*) whose block in a code heap holds `pc`; nullopt: no
+  // allocated block holds it. The blob's own size is not checked here.
+  std::optional<uint64_t> BlobStart(uint64_t pc);
   std::optional<CodeFacts> JavaCode(uint64_t pc) override;
   bool NativeCode(uint64_t pc) override;
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes_; }
@@ -76,7 +79,7 @@ class CodeCacheView final : public CodeLookup {
 
  private:
   CodeCacheView(MemoryReader& memory, CodeCacheLayout layout) : memory_(memory), layout_(layout) {}
-  std::optional<uint64_t> BlobAt(const CodeHeapRange& heap, uint64_t pc);
+  std::optional<uint64_t> BlobIn(const CodeHeapRange& heap, uint64_t pc);
 
   MemoryReader& memory_;
   const CodeCacheLayout layout_;

@@ -1,8 +1,8 @@
 // The Java methods a JIT-compiled HotSpot frame stands for, inlined ones included, read from the
-// JVM's own metadata (no JVMTI): the code blob holding an address (CodeCache heaps and their
-// segment maps), its nmethod's PcDesc table and scopes data (scopeDecoding.h) and, for each
-// scope, the Method* it names -> holder class, name and signature (ConstMethod, ConstantPool,
-// Symbol). Everything is found by name in gHotSpotVMStructs; two nmethod layouts are known:
+// JVM's own metadata (no JVMTI): the code blob holding an address (codeCacheView.h), its
+// nmethod's PcDesc table and scopes data (scopeDecoding.h) and, for each scope, the Method* it
+// names (methodNames.h). Everything is found by name in gHotSpotVMStructs; two nmethod layouts
+// are known:
 //   JDK 21:   CodeBlob::_code_begin, CompiledMethod::_method / _scopes_data_begin, nmethod's
 //             _metadata_offset / _scopes_pcs_offset / _dependencies_offset from its header;
 //   JDK 25:   CodeBlob::_code_offset / _mutable_data (relocations, then metadata), nmethod's
@@ -19,29 +19,22 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "hotspot/codeCacheView.h"
+#include "hotspot/methodNames.h"
 #include "hotspot/scopeDecoding.h"
 #include "hotspot/vmStructs.h"
 #include "target/processMemory.h"
-#include "target/targetProcess.h"
 
 namespace vtctx::reader {
 
 // Where the fields NmethodScopes reads are, from gHotSpotVMStructs.
 struct NmethodLayout {
-  // CodeCache::_heaps (a GrowableArray<CodeHeap*>*) and what finds a blob in a heap.
-  uint64_t heaps = 0;
-  uint64_t array_len = 0, array_data = 0;
-  uint64_t heap_memory = 0, heap_segmap = 0, heap_log2_segment = 0;
-  uint64_t space_low = 0, space_high = 0;
-  uint64_t block_used = 0, block_size = 0;
-  // CodeBlob and nmethod.
   uint64_t header_size = 0;  // sizeof(nmethod): the header bytes read
   uint64_t blob_name = 0;
   std::optional<uint64_t> blob_kind;  // JDK 24+, with kind_nmethod
@@ -56,10 +49,6 @@ struct NmethodLayout {
            mutable_data = 0, mutable_data_size = 0, relocation_size = 0;
   // PcDesc.
   uint64_t pc_desc_size = 0, pc_desc_pc_offset = 0, pc_desc_scope_offset = 0;
-  // Method -> ConstMethod -> ConstantPool -> holder Klass; Symbol.
-  uint64_t method_const = 0, const_constants = 0, const_name_index = 0, const_signature_index = 0;
-  uint64_t pool_holder = 0, pool_length = 0, pool_size = 0, klass_name = 0;
-  uint64_t symbol_length = 0, symbol_body = 0;
 
   // FailedPrecondition naming the first field the tables lack.
   static absl::StatusOr<NmethodLayout> From(const VmStructs& vm);
@@ -74,10 +63,10 @@ struct InlineCounts {
 
 class NmethodScopes {
  public:
-  // For the held HotSpot `target` (its memory and VMStructs).
-  static absl::StatusOr<std::unique_ptr<NmethodScopes>> ForTarget(const TargetProcess& target);
-  NmethodScopes(std::unique_ptr<MemoryReader> memory, const NmethodLayout& layout)
-      : memory_(std::move(memory)), layout_(layout) {}
+  // All three must outlive this.
+  NmethodScopes(MemoryReader& memory, CodeCacheView& code, MethodNames& methods,
+                const NmethodLayout& layout)
+      : memory_(memory), code_(code), methods_(methods), layout_(layout) {}
 
   // The Java methods running at `pc` in the code the perf map names `name` from `code_begin`,
   // innermost first, the outermost being `name` itself. `return_address`: `pc` is a return
@@ -99,24 +88,15 @@ class NmethodScopes {
     uint64_t metadata_count = 0;
   };
   absl::StatusOr<Nmethod> ReadNmethod(uint64_t code_begin, absl::string_view name);
-  absl::StatusOr<uint64_t> FindBlob(uint64_t address);
-  absl::StatusOr<std::string> MethodName(uint64_t method);
-  absl::StatusOr<std::string> SymbolText(uint64_t symbol);
 
-  std::unique_ptr<MemoryReader> memory_;
-  NmethodLayout layout_;
+  MemoryReader& memory_;
+  CodeCacheView& code_;
+  MethodNames& methods_;
+  const NmethodLayout layout_;
   std::map<uint64_t, Nmethod> nmethods_;  // by code begin
-  std::map<uint64_t, std::string> method_names_;
   InlineCounts counts_;
   std::string first_refusal_;
 };
-
-// "long Foo.bar(int, java.lang.String[])" from the internal class name "Foo", method name "bar"
-// and descriptor "(I[Ljava/lang/String;)J", as HotSpot's Method::external_name() prints it (the
-// perf map's names). Hidden classes ("Foo$$Lambda+0x1234") print as "Foo$$Lambda/0x1234".
-// nullopt for a malformed descriptor.
-std::optional<std::string> ExternalMethodName(absl::string_view klass, absl::string_view name,
-                                              absl::string_view descriptor);
 
 }  // namespace vtctx::reader
 

@@ -1,6 +1,7 @@
 #include "hotspot/userStackUnwind.h"
 
 #include <array>
+#include <utility>
 
 namespace vtctx::reader {
 namespace {
@@ -11,6 +12,16 @@ struct Candidate {
   std::optional<FrameState> caller;
   bool exact = true;
 };
+
+// frame_x86.hpp's interpreter frame: words below rbp.
+constexpr uint64_t kInterpreterMethodSlot = 3 * 8;
+constexpr uint64_t kInterpreterBcpSlot = 8 * 8;
+
+InterpretedSlots ReadInterpretedSlots(const FrameState& frame, const StackCopy& copy) {
+  if (frame.fp < kInterpreterBcpSlot) return {};
+  return {copy.Word(frame.fp - kInterpreterMethodSlot).value_or(0),
+          copy.Word(frame.fp - kInterpreterBcpSlot).value_or(0)};
+}
 
 }  // namespace
 
@@ -73,6 +84,12 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
                              size_t max_frames) {
   UnwoundStack out;
   FrameState frame = registers;
+  // Keeps `interpreted` as long as `pcs` once it is used.
+  auto finish = [&](UnwindEnd end) {
+    if (!out.interpreted.empty()) out.interpreted.resize(out.pcs.size());
+    out.end = end;
+    return std::move(out);
+  };
   // A return address is looked up at the call (address - 1): a call can end its code blob.
   auto is_code = [&](uint64_t return_address) {
     return return_address != 0 &&
@@ -80,8 +97,7 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
   };
   while (true) {
     if (out.pcs.size() >= max_frames) {
-      out.end = UnwindEnd::kDepthLimited;
-      return out;
+      return finish(UnwindEnd::kDepthLimited);
     }
     const bool innermost = out.pcs.empty();
     out.pcs.push_back(frame.pc);
@@ -92,6 +108,8 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
     if (java) {
       switch (java->kind) {
         case CodeKind::kInterpreter:
+          out.interpreted.resize(out.pcs.size());
+          out.interpreted.back() = ReadInterpretedSlots(frame, copy);
           candidates = {Candidate{InterpretedCaller(frame, copy)},
                         Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
                         Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
@@ -119,22 +137,19 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
       }
     } else if (code.NativeCode(at)) {
       if (!innermost && frame.fp == 0) {  // the ABI's outermost frame: rbp cleared
-        out.end = UnwindEnd::kRoot;
-        return out;
+        return finish(UnwindEnd::kRoot);
       }
       candidates = {Candidate{code.NativeStep(frame, copy)},
                     Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
                     Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
     } else {
-      out.end = UnwindEnd::kStopped;  // a pc in no code known: nothing to unwind by
-      return out;
+      return finish(UnwindEnd::kStopped);  // a pc in no code known: nothing to unwind by
     }
     const Candidate* next = nullptr;
     for (const Candidate& c : candidates) {
       if (!c.caller || c.caller->sp <= frame.sp) continue;
       if (c.caller->pc == 0 && c.exact) {
-        out.end = UnwindEnd::kRoot;
-        return out;
+        return finish(UnwindEnd::kRoot);
       }
       if (is_code(c.caller->pc)) {
         next = &c;
@@ -142,8 +157,7 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
       }
     }
     if (next == nullptr) {
-      out.end = java ? UnwindEnd::kStopped : UnwindEnd::kNativeEnd;
-      return out;
+      return finish(java ? UnwindEnd::kStopped : UnwindEnd::kNativeEnd);
     }
     frame = *next->caller;
   }

@@ -6,7 +6,9 @@
 //     address at sender sp - 8, saved rbp at sender sp - 16;
 //   - interpreted frame: the interpreter keeps rbp as its frame pointer: return address at
 //     rbp + 8, saved rbp at rbp, the caller's sp saved at rbp - 8 (interpreter_frame_sender_sp,
-//     which a c2i adapter may have moved);
+//     which a c2i adapter may have moved); the frame's Method* at rbp - 24 and its bytecode
+//     pointer at rbp - 64 (frame_x86.hpp: interpreter_frame_method_offset -3, _bcp_offset -8)
+//     are kept for naming the frame (methodNames.h checks the one against the other);
 //   - frameless stub (a code blob of frame size 0: adapters, vtable stubs, the call stub): where
 //     it is the interrupted frame, the return address is at sp; where it is a caller (the call
 //     stub into Java), its frame is rbp-based; the continuation return barrier (a yielded virtual
@@ -21,6 +23,7 @@
 #ifndef VTCTX_READER_USER_STACK_UNWIND_H_
 #define VTCTX_READER_USER_STACK_UNWIND_H_
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -74,8 +77,18 @@ enum class UnwindEnd {
   kDepthLimited,  // max_frames reached
 };
 
+// What an interpreted frame says of the method it runs, as read from the copy (zeros: not an
+// interpreted frame, or not in the copy). Values of the target: to validate before use.
+struct InterpretedSlots {
+  uint64_t method = 0;  // Method*
+  uint64_t bcp = 0;     // bytecode pointer
+  auto operator<=>(const InterpretedSlots&) const = default;
+};
+
 struct UnwoundStack {
   std::vector<uint64_t> pcs;  // innermost first: the interrupted pc, then return addresses
+  // Per pc when any frame is interpreted, else empty.
+  std::vector<InterpretedSlots> interpreted;
   UnwindEnd end = UnwindEnd::kStopped;
 };
 

@@ -223,4 +223,30 @@ std::optional<int64_t> VmStructs::Constant(absl::string_view name) const {
   return it->second;
 }
 
+absl::Status VmStructs::Find(std::initializer_list<VmName> rows) const {
+  for (const VmName& row : rows) {
+    std::optional<uint64_t> value;
+    switch (row.kind) {
+      case VmName::Kind::kOffset:
+        value = Offset(row.type, row.field);
+        break;
+      case VmName::Kind::kAddress:
+        value = Address(row.type, row.field);
+        break;
+      case VmName::Kind::kTypeSize:
+        value = TypeSize(row.type);
+        if (value == 0) value.reset();
+        break;
+    }
+    if (!value) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "HotSpot's VMStructs do not name ", row.kind == VmName::Kind::kTypeSize
+                                                  ? absl::StrCat("sizeof(", row.type, ")")
+                                                  : absl::StrCat(row.type, "::", row.field)));
+    }
+    *row.out = *value;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace vtctx::reader

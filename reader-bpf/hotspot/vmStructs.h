@@ -10,6 +10,7 @@
 #define VTCTX_READER_VM_STRUCTS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <span>
@@ -30,6 +31,25 @@ std::span<const absl::string_view> VmStructsSymbolNames();
 inline constexpr absl::string_view kJvmciStructsSymbol =
     "_ZN14JVMCIVMStructs21localHotSpotVMStructsE";
 
+// One name a HotSpot reader needs from the tables, and where its value goes: the rows of a
+// reader's table of names, looked up together by VmStructs::Find.
+struct VmName {
+  enum class Kind { kOffset, kAddress, kTypeSize };
+  Kind kind;
+  absl::string_view type;
+  absl::string_view field;  // "" for kTypeSize
+  uint64_t* out;
+};
+inline VmName OffsetOf(absl::string_view type, absl::string_view field, uint64_t* out) {
+  return {VmName::Kind::kOffset, type, field, out};
+}
+inline VmName AddressOf(absl::string_view type, absl::string_view field, uint64_t* out) {
+  return {VmName::Kind::kAddress, type, field, out};
+}
+inline VmName SizeOf(absl::string_view type, uint64_t* out) {
+  return {VmName::Kind::kTypeSize, type, "", out};
+}
+
 class VmStructs {
  public:
   // Reads the tables through `memory`; `symbols` maps each of VmStructsSymbolNames() (and, if
@@ -44,6 +64,10 @@ class VmStructs {
   std::optional<uint64_t> Address(absl::string_view type, absl::string_view field) const;
   std::optional<uint64_t> TypeSize(absl::string_view type) const;
   std::optional<int64_t> Constant(absl::string_view name) const;
+  // Fills every row's `out`; FailedPrecondition naming the first row the tables lack ("HotSpot's
+  // VMStructs do not name CodeHeap::_memory"): the outputs are then unusable. Sizes must be
+  // non-zero.
+  absl::Status Find(std::initializer_list<VmName> rows) const;
 
   size_t field_count() const { return fields_.size(); }
 

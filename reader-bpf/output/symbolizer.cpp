@@ -111,8 +111,8 @@ void LoadElfFunctions(const std::string& path, SymbolTable& table) {
 
 }  // namespace
 
-Symbolizer::Symbolizer(const TargetProcess& target, const SymbolTable* jit, NmethodScopes* inlined)
-    : target_(target), jit_(jit), inlined_(inlined) {
+Symbolizer::Symbolizer(const TargetProcess& target, const SymbolTable* jit, JvmCode* code)
+    : target_(target), jit_(jit), code_(code) {
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target_.dir());
   if (!maps.ok()) return;
   files_ = GroupMappedFiles(*maps);
@@ -161,13 +161,28 @@ Frame Symbolizer::UserFrame(uint64_t address, bool return_address) {
   return {"[unknown]", "", lookup};
 }
 
-std::vector<Frame> Symbolizer::UserFrames(uint64_t address, bool return_address) {
+std::vector<Frame> Symbolizer::UserFrames(uint64_t address, bool return_address,
+                                          const InterpretedSlots& interpreted) {
   Frame outer = UserFrame(address, return_address);
-  if (inlined_ == nullptr || jit_ == nullptr || outer.module != "[jit]") return {outer};
+  if (interpreted.method != 0 && outer.name == kInterpreted) {
+    // Counted per aggregated stack, not per sample: what share of the names were refused.
+    absl::StatusOr<std::string> name =
+        code_ != nullptr && code_->methods() != nullptr
+            ? code_->methods()->InterpretedName(interpreted.method, interpreted.bcp)
+            : absl::StatusOr<std::string>(absl::UnavailableError(""));
+    if (!name.ok()) {
+      interpreted_refused++;
+      return {outer};
+    }
+    interpreted_named++;
+    return {{FoldSafe(*std::move(name)), outer.module, outer.address}};
+  }
+  NmethodScopes* inlined = code_ != nullptr ? code_->inlined() : nullptr;
+  if (inlined == nullptr || jit_ == nullptr || outer.module != "[jit]") return {outer};
   const SymbolRange* code = jit_->Find(outer.address);
   if (code == nullptr || code->name == kUnknownJit || code->name == kInterpreted) return {outer};
   std::optional<std::vector<std::string>> methods =
-      inlined_->MethodsAt(code->start, code->name, address, return_address);
+      inlined->MethodsAt(code->start, code->name, address, return_address);
   if (!methods || methods->size() < 2) return {outer};
   std::vector<Frame> frames;
   for (size_t i = 0; i < methods->size(); ++i) {

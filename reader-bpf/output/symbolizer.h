@@ -1,7 +1,8 @@
 // Address -> frame for `profile` stacks: user addresses through the process's mapped ELF files
 // (.symtab, else .dynsym; read through /proc/<pid>/map_files, the inode the process mapped, never
 // by a path the process names) or, for anonymous (JIT) memory, the JVM's own names
-// (jitCodeNames.h), expanded into the methods inlined there (nmethodScopes.h), or a
+// (jitCodeNames.h), expanded into the methods inlined there (nmethodScopes.h), interpreted frames
+// by the Method* their frame holds (methodNames.h), or a
 // perf-<pid>.map in the process's /tmp (read in its view and with its credentials, bounded:
 // targetView.h); kernel addresses through /proc/kallsyms (suffixed "_[k]",
 // as perf's folded output does). Anonymous executable code nothing names is "[unknown jit]",
@@ -18,7 +19,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "hotspot/nmethodScopes.h"
+#include "hotspot/jvmCode.h"
+#include "hotspot/userStackUnwind.h"
 #include "target/procMaps.h"
 #include "target/symbolTable.h"
 #include "target/targetProcess.h"
@@ -43,8 +45,11 @@ class FrameNamer {
   // call instruction is looked up (address - 1).
   virtual Frame UserFrame(uint64_t address, bool return_address) = 0;
   // The frames at a user address, innermost first: several where JIT code inlined methods (all
-  // but the last marked inlined), else UserFrame's one.
-  virtual std::vector<Frame> UserFrames(uint64_t address, bool return_address) {
+  // but the last marked inlined), else UserFrame's one. `interpreted`: what the unwinder read of
+  // an interpreted frame there (zeros: none), which names its method.
+  virtual std::vector<Frame> UserFrames(uint64_t address, bool return_address,
+                                        const InterpretedSlots& interpreted = {}) {
+    (void)interpreted;
     return {UserFrame(address, return_address)};
   }
   virtual Frame KernelFrame(uint64_t address) = 0;
@@ -55,13 +60,14 @@ class Symbolizer final : public FrameNamer {
   // Snapshots the maps of the held `target` now. Call it while the process runs (JIT code and
   // dlopen'ed libraries seen during sampling must still be mapped). Anonymous code is named from
   // `jit` (jitCodeNames.h) when given, else from perf-<pid>.map in the process's /tmp if present;
-  // with `inlined` (nmethodScopes.h, with `jit`), JIT frames are expanded into the methods
-  // inlined there.
+  // with `code` (jvmCode.h, with `jit`), JIT frames are expanded into the methods inlined there
+  // and interpreted frames named.
   explicit Symbolizer(const TargetProcess& target, const SymbolTable* jit = nullptr,
-                      NmethodScopes* inlined = nullptr);
+                      JvmCode* code = nullptr);
 
   Frame UserFrame(uint64_t address, bool return_address) override;
-  std::vector<Frame> UserFrames(uint64_t address, bool return_address) override;
+  std::vector<Frame> UserFrames(uint64_t address, bool return_address,
+                                const InterpretedSlots& interpreted = {}) override;
   Frame KernelFrame(uint64_t address) override;
   std::string User(uint64_t address, bool return_address) {
     return UserFrame(address, return_address).name;
@@ -78,9 +84,15 @@ class Symbolizer final : public FrameNamer {
   std::map<std::string, std::unique_ptr<SymbolTable>> file_symbols_;  // by path
   std::map<std::string, uint64_t> file_bias_;
   const SymbolTable* jit_;
-  NmethodScopes* inlined_;
+  JvmCode* code_;
   std::unique_ptr<SymbolTable> perf_map_;
   std::unique_ptr<SymbolTable> kallsyms_;
+
+ public:
+  // Interpreted frames named by their Method*, and those whose slots did not lead to a method
+  // (labelled kInterpreted).
+  uint64_t interpreted_named = 0;
+  uint64_t interpreted_refused = 0;
 };
 
 }  // namespace vtctx::reader

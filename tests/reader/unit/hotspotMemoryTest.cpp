@@ -129,6 +129,33 @@ TEST(VmStructs, ReadsFieldsTypesAndConstantsByName) {
   EXPECT_EQ(vm->field_count(), 2u);
 }
 
+// A reader's table of names: every row filled, or the first one the tables lack named.
+TEST(VmStructs, FindFillsARowTableOrNamesTheFirstMissingRow) {
+  FakeJvm jvm;
+  jvm.Field("CodeHeap", "_memory", false, 24);
+  jvm.Field("CodeCache", "_heaps", true, 0x9000);
+  jvm.Type("HeapBlock", 16);
+  jvm.Type("Empty", 0);
+  jvm.Finish();
+  absl::StatusOr<VmStructs> vm = VmStructs::Read(jvm.memory, jvm.symbols);
+  ASSERT_TRUE(vm.ok()) << vm.status();
+  uint64_t memory = 0, heaps = 0, block = 0, other = 0;
+  ASSERT_TRUE(vm->Find({OffsetOf("CodeHeap", "_memory", &memory),
+                        AddressOf("CodeCache", "_heaps", &heaps), SizeOf("HeapBlock", &block)})
+                  .ok());
+  EXPECT_EQ(memory, 24u);
+  EXPECT_EQ(heaps, 0x9000u);
+  EXPECT_EQ(block, 16u);
+  absl::Status s =
+      vm->Find({OffsetOf("CodeHeap", "_memory", &other), OffsetOf("CodeHeap", "_segmap", &other)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "HotSpot's VMStructs do not name CodeHeap::_segmap");
+  // A static field is not an offset, a type of size 0 is not a size.
+  EXPECT_FALSE(vm->Find({OffsetOf("CodeCache", "_heaps", &other)}).ok());
+  EXPECT_EQ(vm->Find({SizeOf("Empty", &other)}).message(),
+            "HotSpot's VMStructs do not name sizeof(Empty)");
+}
+
 TEST(VmStructs, RefusesMissingSymbolsAndMalformedTables) {
   {
     FakeJvm jvm;

@@ -1,6 +1,6 @@
 // The rules that name inlined Java frames from an nmethod's metadata (hotspot/scopeDecoding.h,
-// hotspot/nmethodScopes.h): HotSpot's compressed stream, the scope chain, the PcDesc lookups, the
-// external method names; on bytes recorded from a real JVM and on malformed ones.
+// hotspot/nmethodScopes.h): HotSpot's compressed stream, the scope chain, the PcDesc lookups; on
+// bytes recorded from a real JVM and on malformed ones.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "hotspot/nmethodScopes.h"
 #include "hotspot/scopeDecoding.h"
 
 namespace vtctx::reader {
@@ -119,23 +118,6 @@ TEST(PcDescLookup, ExactForReturnAddressesNextForTheSampledPc) {
   // An unsorted table answers nothing.
   const std::vector<PcDescEntry> unsorted = {{10, 1}, {5, 2}};
   EXPECT_EQ(FindPcDesc(unsorted, 10, false), nullptr);
-}
-
-TEST(ExternalMethodName, PrintsAsThePerfMapDoes) {
-  EXPECT_EQ(ExternalMethodName("InlineChain", "leaf", "(JI)J"), "long InlineChain.leaf(long, int)");
-  EXPECT_EQ(ExternalMethodName("InlineChain", "lambda$main$0", "()V"),
-            "void InlineChain.lambda$main$0()");
-  EXPECT_EQ(ExternalMethodName("java/util/Map", "get", "(Ljava/lang/Object;)Ljava/lang/Object;"),
-            "java.lang.Object java.util.Map.get(java.lang.Object)");
-  EXPECT_EQ(ExternalMethodName("A", "m", "([[I[Ljava/lang/String;Z)[B"),
-            "byte[] A.m(int[][], java.lang.String[], boolean)");
-  EXPECT_EQ(ExternalMethodName("A$$Lambda+0x00007f0000001234", "run", "()V"),
-            "void A$$Lambda/0x00007f0000001234.run()");
-  EXPECT_FALSE(ExternalMethodName("A", "m", "(I"));
-  EXPECT_FALSE(ExternalMethodName("A", "m", "(V)V"));
-  EXPECT_FALSE(ExternalMethodName("A", "m", "(Ljava/lang/String)V"));
-  EXPECT_FALSE(ExternalMethodName("A", "m", "()VV"));
-  EXPECT_FALSE(ExternalMethodName("A", "m", "I"));
 }
 
 }  // namespace

@@ -117,39 +117,38 @@ TEST(UserStackUnwind, WholeMixedStack) {
   s.Put(stub_fp + 8, kLibjvm + 0x100);
   s.Put(kBase + 0x800, 0);  // libjvm's caller: rbp chain ends
   s.Put(kBase + 0x808, kLibjvm + 0x200);
+  s.Put(fp0 - 24, 0xaaa0);  // the interpreted frame's Method*
+  s.Put(fp0 - 64, 0xbbb0);  // and its bytecode pointer
   FakeCode code;
   const UnwoundStack u = UnwindUserStack({kInterpreter + 0x40, sp0, fp0}, s.copy(), code, 127);
   EXPECT_EQ(u.pcs, (std::vector<uint64_t>{kInterpreter + 0x40, kLeafNm + 0x60, kMidNm + 0x30,
                                           kCallStub + 0x20, kLibjvm + 0x100, kLibjvm + 0x200}));
   EXPECT_EQ(u.end, UnwindEnd::kRoot);
+  // Kept for the interpreted frame only, one entry per frame.
+  EXPECT_EQ(u.interpreted, (std::vector<InterpretedSlots>{{0xaaa0, 0xbbb0}, {}, {}, {}, {}, {}}));
 }
 
-// The interrupted frame in a prologue (before frame_complete): nothing but the return address
-// pushed yet; the frame-size rule would read stale slots.
-TEST(UserStackUnwind, InnermostInPrologue) {
-  StackFixture s;
-  const uint64_t sp = kBase + 0x100;
-  s.Put(sp, kMidNm + 0x44);
-  s.Put(sp + 8, 0);
-  s.Put(sp + 16, 0);
-  s.Put(sp + 24, 0);
-  FakeCode code;
-  const UnwoundStack u = UnwindUserStack({kLeafNm + 0x4, sp, 0x77}, s.copy(), code, 127);
-  ASSERT_GE(u.pcs.size(), 2u);
-  EXPECT_EQ(u.pcs[1], kMidNm + 0x44);
-}
-
-// The interrupted frame past its epilogue's pops (frame built by the blob's facts, but gone):
-// the frame-size rule finds no code, the return address at sp is taken.
-TEST(UserStackUnwind, InnermostInEpilogue) {
-  StackFixture s;
-  const uint64_t sp = kBase + 0x100;
-  s.Put(sp, kMidNm + 0x48);
-  s.Put(sp + 40, 0xdead);  // what the frame-size rule would take: not code
-  FakeCode code;
-  const UnwoundStack u = UnwindUserStack({kLeafNm + 0x100, sp, 0}, s.copy(), code, 127);
-  ASSERT_GE(u.pcs.size(), 2u);
-  EXPECT_EQ(u.pcs[1], kMidNm + 0x48);
+// The interrupted frame where its frame is not built: in a prologue (before frame_complete:
+// nothing but the return address pushed yet; the frame-size rule would read stale zeros), or past
+// its epilogue's pops (the frame-size rule finds no code). The return address at sp is taken.
+TEST(UserStackUnwind, InnermostInPrologueOrEpilogue) {
+  struct Case {
+    const char* what;
+    uint64_t pc;
+    uint64_t frame_size_slot;  // what the frame-size rule would read as return address (sp + 40)
+  };
+  for (const Case& c :
+       {Case{"prologue", kLeafNm + 0x4, 0}, Case{"epilogue", kLeafNm + 0x100, 0xdead}}) {
+    StackFixture s;
+    const uint64_t sp = kBase + 0x100;
+    s.Put(sp, kMidNm + 0x44);
+    s.Put(sp + 40, c.frame_size_slot);
+    FakeCode code;
+    const UnwoundStack u = UnwindUserStack({c.pc, sp, 0x77}, s.copy(), code, 127);
+    ASSERT_GE(u.pcs.size(), 2u) << c.what;
+    EXPECT_EQ(u.pcs[1], kMidNm + 0x44) << c.what;
+    EXPECT_TRUE(u.interpreted.empty()) << c.what;  // no interpreted frame: nothing kept
+  }
 }
 
 // A Java frame whose caller is not code stops the walk, counted as stopped (frames missing);
