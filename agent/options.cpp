@@ -23,7 +23,26 @@ std::string BadValue(std::string_view key, std::string_view value, const char* e
          ")";
 }
 
-// A value of a fixed set: the table {spelling, value}.
+// The spellings of each option whose value is one of a fixed set: {spelling, value}. Parsing
+// looks a spelling up (Choose); the names the agent reports (BindName, ...) look a value up
+// (Spelling), so the first entry is also the name of a value outside the table.
+constexpr std::pair<const char*, LogLevel> kLogLevels[] = {{"off", LogLevel::kOff},
+                                                           {"error", LogLevel::kError},
+                                                           {"info", LogLevel::kInfo},
+                                                           {"debug", LogLevel::kDebug}};
+constexpr std::pair<const char*, OnError> kOnErrors[] = {{"continue", OnError::kContinue},
+                                                         {"abort", OnError::kAbort}};
+constexpr std::pair<const char*, BindAt> kBinds[] = {
+    {"mount", BindAt::kFirstMount}, {"start", BindAt::kStart}, {"use", BindAt::kFirstUse}};
+constexpr std::pair<const char*, ShimLoaders> kShimLoaders[] = {{"system", ShimLoaders::kSystem},
+                                                                {"any", ShimLoaders::kAny}};
+constexpr std::pair<const char*, Channel> kChannels[] = {{"carrier", Channel::kCarrier},
+                                                         {"identity", Channel::kIdentity}};
+constexpr std::pair<const char*, Fault> kFaults[] = {{"none", Fault::kNone},
+                                                     {"stale-carrier", Fault::kStaleCarrier},
+                                                     {"identity-index", Fault::kIdentityIndex}};
+constexpr std::pair<const char*, bool> kOnOff[] = {{"on", true}, {"off", false}};
+
 template <typename T, size_t N>
 std::string Choose(std::string_view key, std::string_view value,
                    const std::pair<const char*, T> (&choices)[N], T& out) {
@@ -39,36 +58,27 @@ std::string Choose(std::string_view key, std::string_view value,
   return BadValue(key, value, expected.c_str());
 }
 
-std::string ParseLog(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, LogLevel> kChoices[] = {{"off", LogLevel::kOff},
-                                                                  {"error", LogLevel::kError},
-                                                                  {"info", LogLevel::kInfo},
-                                                                  {"debug", LogLevel::kDebug}};
-  return Choose(key, value, kChoices, o.log);
+template <typename T, size_t N>
+const char* Spelling(const std::pair<const char*, T> (&choices)[N], T value) {
+  for (const auto& [spelling, v] : choices) {
+    if (v == value) return spelling;
+  }
+  return choices[0].first;
 }
 
-// A file the agent writes (stats=, report=): any non-empty path; ownedFile.h checks the file
-// when it is written.
-std::string ParsePath(std::string_view key, std::string_view value, std::string& path) {
+// The parser of an option whose value is one of `choices`, stored into the Options field `field`.
+template <auto field, const auto& choices>
+std::string ParseChoice(std::string_view key, std::string_view value, Options& o) {
+  return Choose(key, value, choices, o.*field);
+}
+
+// The parser of a file the agent writes (stats=, report=) into the Options field `field`: any
+// non-empty path; ownedFile.h checks the file when it is written.
+template <std::string Options::*field>
+std::string ParsePath(std::string_view key, std::string_view value, Options& o) {
   if (value.empty()) return BadValue(key, value, "a file path");
-  path = std::string(value);
+  o.*field = std::string(value);
   return {};
-}
-
-std::string ParseStats(std::string_view key, std::string_view value, Options& o) {
-  return ParsePath(key, value, o.stats_path);
-}
-
-std::string ParseOnError(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, OnError> kChoices[] = {{"continue", OnError::kContinue},
-                                                                 {"abort", OnError::kAbort}};
-  return Choose(key, value, kChoices, o.on_error);
-}
-
-std::string ParseBind(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, BindAt> kChoices[] = {
-      {"mount", BindAt::kFirstMount}, {"start", BindAt::kStart}, {"use", BindAt::kFirstUse}};
-  return Choose(key, value, kChoices, o.bind);
 }
 
 std::string ParseRecordSize(std::string_view key, std::string_view value, Options& o) {
@@ -111,39 +121,17 @@ std::string ParseAttributeKeys(std::string_view, std::string_view value, Options
   return {};
 }
 
-std::string ParseShimLoaders(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, ShimLoaders> kChoices[] = {
-      {"system", ShimLoaders::kSystem}, {"any", ShimLoaders::kAny}};
-  return Choose(key, value, kChoices, o.shim_loaders);
-}
-
-std::string ParseReaderResync(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, bool> kChoices[] = {{"on", true}, {"off", false}};
-  return Choose(key, value, kChoices, o.reader_resync);
-}
-
-std::string ParseThreadIndex(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, bool> kChoices[] = {{"on", true}, {"off", false}};
-  return Choose(key, value, kChoices, o.thread_index);
-}
-
-std::string ParseReport(std::string_view key, std::string_view value, Options& o) {
-  return ParsePath(key, value, o.report_path);
-}
-
-std::string ParseChannel(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, Channel> kChoices[] = {{"carrier", Channel::kCarrier},
-                                                                 {"identity", Channel::kIdentity}};
-  return Choose(key, value, kChoices, o.channel);
-}
-
-std::string ParseFault(std::string_view key, std::string_view value, Options& o) {
-  static constexpr std::pair<const char*, Fault> kChoices[] = {
-      {"none", Fault::kNone},
-      {"stale-carrier", Fault::kStaleCarrier},
-      {"identity-index", Fault::kIdentityIndex}};
-  return Choose(key, value, kChoices, o.fault);
-}
+// The other parsers optionTable.h names, in its order.
+constexpr auto ParseLog = ParseChoice<&Options::log, kLogLevels>;
+constexpr auto ParseStats = ParsePath<&Options::stats_path>;
+constexpr auto ParseOnError = ParseChoice<&Options::on_error, kOnErrors>;
+constexpr auto ParseChannel = ParseChoice<&Options::channel, kChannels>;
+constexpr auto ParseThreadIndex = ParseChoice<&Options::thread_index, kOnOff>;
+constexpr auto ParseBind = ParseChoice<&Options::bind, kBinds>;
+constexpr auto ParseShimLoaders = ParseChoice<&Options::shim_loaders, kShimLoaders>;
+constexpr auto ParseReaderResync = ParseChoice<&Options::reader_resync, kOnOff>;
+constexpr auto ParseReport = ParsePath<&Options::report_path>;
+constexpr auto ParseFault = ParseChoice<&Options::fault, kFaults>;
 
 struct OptionParser {
   std::string_view key;
@@ -176,33 +164,11 @@ std::string Apply(std::string_view key, std::string_view value, Options& o) {
 
 const char* ValidOptionKeys() { return kValidKeys; }
 
-const char* FaultName(Fault fault) {
-  switch (fault) {
-    case Fault::kStaleCarrier:
-      return "stale-carrier";
-    case Fault::kIdentityIndex:
-      return "identity-index";
-    case Fault::kNone:
-      break;
-  }
-  return "none";
-}
+const char* FaultName(Fault fault) { return Spelling(kFaults, fault); }
 
-const char* ChannelName(Channel channel) {
-  return channel == Channel::kIdentity ? "identity" : "carrier";
-}
+const char* ChannelName(Channel channel) { return Spelling(kChannels, channel); }
 
-const char* BindName(BindAt bind) {
-  switch (bind) {
-    case BindAt::kStart:
-      return "start";
-    case BindAt::kFirstUse:
-      return "use";
-    case BindAt::kFirstMount:
-      break;
-  }
-  return "mount";
-}
+const char* BindName(BindAt bind) { return Spelling(kBinds, bind); }
 
 OptionsParseResult ParseOptions(const char* text) {
   OptionsParseResult result;

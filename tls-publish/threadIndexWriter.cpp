@@ -128,7 +128,7 @@ bool ThreadIndexWriter::Insert(uint64_t thread_id, const void* record) {
   const auto value = reinterpret_cast<uint64_t>(record);
   std::lock_guard<std::mutex> lock(mutex_);
   Table* table = Current();
-  const bool known = FindLocked(thread_id) != nullptr;
+  const bool known = EntryLocked(table, thread_id) != nullptr;
   // Load (tombstones included) stays at most a half; a rebuild leaves at most a quarter.
   if (!known && 2 * (live_ + removed_ + 1) > table->head.capacity) {
     if (!Rebuild(4 * (live_ + 1))) return false;
@@ -144,48 +144,41 @@ bool ThreadIndexWriter::Insert(uint64_t thread_id, const void* record) {
 
 bool ThreadIndexWriter::Remove(uint64_t thread_id, const void* record) {
   if (!ok() || !vtctx_index_is_thread_id(thread_id)) return false;
-  const auto value = reinterpret_cast<uint64_t>(record);
   std::lock_guard<std::mutex> lock(mutex_);
   Table* table = Current();
-  const uint64_t mask = table->head.capacity - 1;
-  const uint64_t home = vtctx_index_home(thread_id, table->head.shift);
-  for (uint32_t i = 0; i < table->head.max_probe; ++i) {
-    vtctx_index_entry& e = table->entries[(home + i) & mask];
-    const uint64_t id = Word(e.thread_id).load(std::memory_order_relaxed);
-    if (id == VTCTX_INDEX_EMPTY) return false;
-    if (id != thread_id) continue;
-    if (Word(e.record).load(std::memory_order_relaxed) != value) return false;
-    // Release: the caller hands the record on after this; a reader that sees the record's next
-    // owner's writes sees this store when it re-reads the entry.
-    Word(e.thread_id).store(VTCTX_INDEX_REMOVED, std::memory_order_release);
-    --live_;
-    ++removed_;
-    // Shrink once the table is 16 times too big for what is left (memory follows the live threads).
-    if (table->head.capacity > VTCTX_INDEX_MIN_CAPACITY && 16 * live_ < table->head.capacity) {
-      Rebuild(4 * (live_ + 1));  // on failure the current table stays, which is still correct
-    }
-    return true;
+  vtctx_index_entry* e = EntryLocked(table, thread_id);
+  if (e == nullptr) return false;
+  if (Word(e->record).load(std::memory_order_relaxed) != reinterpret_cast<uint64_t>(record)) {
+    return false;
   }
-  return false;
+  // Release: the caller hands the record on after this; a reader that sees the record's next
+  // owner's writes sees this store when it re-reads the entry.
+  Word(e->thread_id).store(VTCTX_INDEX_REMOVED, std::memory_order_release);
+  --live_;
+  ++removed_;
+  // Shrink once the table is 16 times too big for what is left (memory follows the live threads).
+  if (table->head.capacity > VTCTX_INDEX_MIN_CAPACITY && 16 * live_ < table->head.capacity) {
+    Rebuild(4 * (live_ + 1));  // on failure the current table stays, which is still correct
+  }
+  return true;
 }
 
 const void* ThreadIndexWriter::Find(uint64_t thread_id) const {
   if (!ok() || !vtctx_index_is_thread_id(thread_id)) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  return FindLocked(thread_id);
+  const vtctx_index_entry* e = EntryLocked(Current(), thread_id);
+  if (e == nullptr) return nullptr;
+  return reinterpret_cast<const void*>(Word(e->record).load(std::memory_order_acquire));
 }
 
-const void* ThreadIndexWriter::FindLocked(uint64_t thread_id) const {
-  const Table* table = Current();
+vtctx_index_entry* ThreadIndexWriter::EntryLocked(Table* table, uint64_t thread_id) {
   const uint64_t mask = table->head.capacity - 1;
   const uint64_t home = vtctx_index_home(thread_id, table->head.shift);
   for (uint32_t i = 0; i < table->head.max_probe; ++i) {
-    const vtctx_index_entry& e = table->entries[(home + i) & mask];
+    vtctx_index_entry& e = table->entries[(home + i) & mask];
     const uint64_t id = Word(e.thread_id).load(std::memory_order_acquire);
-    if (id == thread_id) {
-      return reinterpret_cast<const void*>(Word(e.record).load(std::memory_order_acquire));
-    }
-    if (id == VTCTX_INDEX_EMPTY) return nullptr;
+    if (id == thread_id) return &e;
+    if (id == VTCTX_INDEX_EMPTY) return nullptr;  // the id is not further on
   }
   return nullptr;
 }

@@ -62,7 +62,8 @@ class ThreadIndexWriter {
   static bool Place(Table* table, uint64_t thread_id, uint64_t record);
   // A new table for the live entries (at least `min_capacity` entries) replaces the current one.
   bool Rebuild(uint64_t min_capacity);
-  const void* FindLocked(uint64_t thread_id) const;
+  // `thread_id`'s entry in `table`, or null (under mutex_).
+  static vtctx_index_entry* EntryLocked(Table* table, uint64_t thread_id);
   Table* Current() const;
 
   vtctx_index_header* header_ = nullptr;

@@ -215,39 +215,42 @@ absl::StatusOr<std::string> ExchangeInView(const ViewSession& session, pid_t nsp
         absl::StrCat("pid ", pid, "'s attach socket is served by pid ", peer.pid, " (uid ",
                      peer.uid, "), not by the JVM: refusing it")));
   }
-  for (size_t done = 0; done < request.size();) {
-    const ssize_t n = send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      if (!WaitFor(fd, POLLOUT, deadline)) {
-        return fail(absl::DeadlineExceededError(
-            absl::StrCat("pid ", pid, " did not read its attach operation ", within)));
+  // One send or recv on the socket (`io`), retried on EINTR and, once the socket is ready for
+  // `events`, on EAGAIN: the bytes it moved (0: the JVM closed the connection). `verb`: what the
+  // JVM did not do with its operation by the deadline; `what`: the call, named in its error.
+  auto transfer = [&](auto io, short events, const char* verb,
+                      const char* what) -> absl::StatusOr<size_t> {
+    for (;;) {
+      const ssize_t n = io();
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN) return ErrnoStatus(errno, what);
+      if (!WaitFor(fd, events, deadline)) {
+        return absl::DeadlineExceededError(
+            absl::StrCat("pid ", pid, " did not ", verb, " its attach operation ", within));
       }
-      continue;
     }
-    if (n < 0) return fail(ErrnoStatus(errno, "writing to the attach socket"));
-    done += static_cast<size_t>(n);
+  };
+  for (size_t done = 0; done < request.size();) {
+    absl::StatusOr<size_t> n = transfer(
+        [&] { return send(fd, request.data() + done, request.size() - done, MSG_NOSIGNAL); },
+        POLLOUT, "read", "writing to the attach socket");
+    if (!n.ok()) return fail(n.status());
+    done += *n;
   }
   std::string out;
   char buffer[8192];
   for (;;) {
-    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      if (!WaitFor(fd, POLLIN, deadline)) {
-        return fail(absl::DeadlineExceededError(
-            absl::StrCat("pid ", pid, " did not answer its attach operation ", within)));
-      }
-      continue;
-    }
-    if (n < 0) return fail(ErrnoStatus(errno, "reading the attach socket"));
-    if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > kMaxAttachReplyBytes) {
+    absl::StatusOr<size_t> n = transfer([&] { return recv(fd, buffer, sizeof buffer, 0); }, POLLIN,
+                                        "answer", "reading the attach socket");
+    if (!n.ok()) return fail(n.status());
+    if (*n == 0) break;
+    if (out.size() + *n > kMaxAttachReplyBytes) {
       return fail(absl::ResourceExhaustedError(
           absl::StrCat("pid ", pid, " answered its attach operation with more than ",
                        kMaxAttachReplyBytes, " bytes")));
     }
-    out.append(buffer, static_cast<size_t>(n));
+    out.append(buffer, *n);
   }
   close(fd);
   return out;

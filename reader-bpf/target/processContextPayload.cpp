@@ -37,6 +37,34 @@ absl::Status TakeString(absl::string_view where, const WireField& f, std::string
 
 absl::Status DecodeKeyValue(std::span<const uint8_t> bytes, KeyValue& out, int depth);
 
+// Calls `on_field(f)` for each length-delimited field `f` of the message in `bytes`, up to the
+// first error (the fields of every message here but AnyValue are all length-delimited).
+template <typename OnField>
+absl::Status ForEachLengthDelimited(absl::string_view where, std::span<const uint8_t> bytes,
+                                    OnField on_field) {
+  WireReader r(bytes);
+  WireField f;
+  while (!r.AtEnd()) {
+    if (!r.Next(f)) return Failure(where, r);
+    if (f.type != WireType::kLengthDelimited) continue;
+    if (absl::Status s = on_field(f); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// Appends to `out` each entry of the `repeated T ... = 1;` field of the message in `bytes`
+// (ArrayValue, KeyValueList, Resource), decoded by `decode` at nesting `depth`.
+template <typename T>
+absl::Status DecodeRepeated(absl::string_view where, std::span<const uint8_t> bytes,
+                            std::vector<T>& out,
+                            absl::Status (*decode)(std::span<const uint8_t>, T&, int), int depth) {
+  return ForEachLengthDelimited(where, bytes, [&](const WireField& f) {
+    if (f.number != 1) return absl::OkStatus();
+    out.emplace_back();
+    return decode(f.bytes, out.back(), depth);
+  });
+}
+
 absl::Status DecodeAnyValue(std::span<const uint8_t> bytes, AnyValue& out, int depth) {
   if (depth > kMaxAnyValueDepth) {
     return absl::InvalidArgumentError(
@@ -51,7 +79,8 @@ absl::Status DecodeAnyValue(std::span<const uint8_t> bytes, AnyValue& out, int d
       out.kind = kind;
     }
   };
-  while (!r.AtEnd()) {
+  absl::Status status;  // of the field just decoded
+  while (status.ok() && !r.AtEnd()) {
     if (!r.Next(f)) return Failure("AnyValue", r);
     const bool len = f.type == WireType::kLengthDelimited;
     const bool var = f.type == WireType::kVarint;
@@ -59,7 +88,7 @@ absl::Status DecodeAnyValue(std::span<const uint8_t> bytes, AnyValue& out, int d
       case 1:
         if (!len) break;
         become(AnyValue::Kind::kString);
-        if (absl::Status s = TakeString("AnyValue", f, out.text); !s.ok()) return s;
+        status = TakeString("AnyValue", f, out.text);
         break;
       case 2:
         if (!var) break;
@@ -76,36 +105,16 @@ absl::Status DecodeAnyValue(std::span<const uint8_t> bytes, AnyValue& out, int d
         become(AnyValue::Kind::kDouble);
         std::memcpy(&out.number, &f.fixed, sizeof out.number);
         break;
-      case 5: {
+      case 5:  // ArrayValue { repeated AnyValue values = 1; }
         if (!len) break;
         become(AnyValue::Kind::kArray);
-        WireReader values(f.bytes);  // ArrayValue { repeated AnyValue values = 1; }
-        WireField v;
-        while (!values.AtEnd()) {
-          if (!values.Next(v)) return Failure("ArrayValue", values);
-          if (v.number != 1 || v.type != WireType::kLengthDelimited) continue;
-          out.array.emplace_back();
-          if (absl::Status s = DecodeAnyValue(v.bytes, out.array.back(), depth + 1); !s.ok()) {
-            return s;
-          }
-        }
+        status = DecodeRepeated("ArrayValue", f.bytes, out.array, DecodeAnyValue, depth + 1);
         break;
-      }
-      case 6: {
+      case 6:  // KeyValueList { repeated KeyValue values = 1; }
         if (!len) break;
         become(AnyValue::Kind::kKvList);
-        WireReader values(f.bytes);  // KeyValueList { repeated KeyValue values = 1; }
-        WireField v;
-        while (!values.AtEnd()) {
-          if (!values.Next(v)) return Failure("KeyValueList", values);
-          if (v.number != 1 || v.type != WireType::kLengthDelimited) continue;
-          out.kvlist.emplace_back();
-          if (absl::Status s = DecodeKeyValue(v.bytes, out.kvlist.back(), depth + 1); !s.ok()) {
-            return s;
-          }
-        }
+        status = DecodeRepeated("KeyValueList", f.bytes, out.kvlist, DecodeKeyValue, depth + 1);
         break;
-      }
       case 7:
         if (!len) break;
         become(AnyValue::Kind::kBytes);
@@ -115,34 +124,21 @@ absl::Status DecodeAnyValue(std::span<const uint8_t> bytes, AnyValue& out, int d
         break;  // unknown field: skipped
     }
   }
-  return absl::OkStatus();
+  return status;
 }
 
+// KeyValue { string key = 1; AnyValue value = 2; }
 absl::Status DecodeKeyValue(std::span<const uint8_t> bytes, KeyValue& out, int depth) {
-  WireReader r(bytes);
-  WireField f;
-  while (!r.AtEnd()) {
-    if (!r.Next(f)) return Failure("KeyValue", r);
-    if (f.type != WireType::kLengthDelimited) continue;
-    if (f.number == 1) {
-      if (absl::Status s = TakeString("KeyValue", f, out.key); !s.ok()) return s;
-    } else if (f.number == 2) {
-      if (absl::Status s = DecodeAnyValue(f.bytes, out.value, depth); !s.ok()) return s;
-    }
-  }
-  return absl::OkStatus();
+  return ForEachLengthDelimited("KeyValue", bytes, [&out, depth](const WireField& f) {
+    if (f.number == 1) return TakeString("KeyValue", f, out.key);
+    if (f.number == 2) return DecodeAnyValue(f.bytes, out.value, depth);
+    return absl::OkStatus();
+  });
 }
 
+// Resource { repeated KeyValue attributes = 1; }
 absl::Status DecodeResource(std::span<const uint8_t> bytes, std::vector<KeyValue>& attributes) {
-  WireReader r(bytes);
-  WireField f;
-  while (!r.AtEnd()) {
-    if (!r.Next(f)) return Failure("Resource", r);
-    if (f.number != 1 || f.type != WireType::kLengthDelimited) continue;
-    attributes.emplace_back();
-    if (absl::Status s = DecodeKeyValue(f.bytes, attributes.back(), 0); !s.ok()) return s;
-  }
-  return absl::OkStatus();
+  return DecodeRepeated("Resource", bytes, attributes, DecodeKeyValue, 0);
 }
 
 void AppendDouble(std::string& out, double d) {
@@ -159,19 +155,15 @@ void AppendDouble(std::string& out, double d) {
 
 absl::StatusOr<ProcessContextPayload> DecodeProcessContextPayload(
     std::span<const uint8_t> payload) {
+  // ProcessContext { Resource resource = 1; repeated KeyValue extra_attributes = 2; }
   ProcessContextPayload out;
-  WireReader r(payload);
-  WireField f;
-  while (!r.AtEnd()) {
-    if (!r.Next(f)) return Failure("ProcessContext", r);
-    if (f.type != WireType::kLengthDelimited) continue;
-    if (f.number == 1) {
-      if (absl::Status s = DecodeResource(f.bytes, out.resource); !s.ok()) return s;
-    } else if (f.number == 2) {
-      out.extra.emplace_back();
-      if (absl::Status s = DecodeKeyValue(f.bytes, out.extra.back(), 0); !s.ok()) return s;
-    }
-  }
+  absl::Status s = ForEachLengthDelimited("ProcessContext", payload, [&out](const WireField& f) {
+    if (f.number == 1) return DecodeResource(f.bytes, out.resource);
+    if (f.number != 2) return absl::OkStatus();
+    out.extra.emplace_back();
+    return DecodeKeyValue(f.bytes, out.extra.back(), 0);
+  });
+  if (!s.ok()) return s;
   return out;
 }
 

@@ -53,6 +53,27 @@ TEST(Options, EveryKey) {
   EXPECT_EQ(ParseOptions("fault=none").options.fault, Fault::kNone);
 }
 
+// The names the agent reports (load line, stats, report) are the option's own spellings.
+TEST(Options, NamesAreTheSpellingsParsed) {
+  const struct {
+    const char* text;
+    const char* bind;
+    const char* channel;
+    const char* fault;
+  } cases[] = {
+      {"bind=mount,channel=carrier,fault=none", "mount", "carrier", "none"},
+      {"bind=start,channel=identity,fault=stale-carrier", "start", "identity", "stale-carrier"},
+      {"bind=use,fault=identity-index", "use", "carrier", "identity-index"},
+  };
+  for (const auto& c : cases) {
+    const OptionsParseResult r = ParseOptions(c.text);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_STREQ(BindName(r.options.bind), c.bind) << c.text;
+    EXPECT_STREQ(ChannelName(r.options.channel), c.channel) << c.text;
+    EXPECT_STREQ(FaultName(r.options.fault), c.fault) << c.text;
+  }
+}
+
 TEST(Options, UnknownKeyNamesItAndListsValidKeys) {
   OptionsParseResult r = ParseOptions("log=info,colour=blue");
   ASSERT_FALSE(r.ok());

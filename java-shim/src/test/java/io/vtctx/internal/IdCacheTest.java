@@ -16,12 +16,21 @@ class IdCacheTest {
   private static final String TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
   private static final String SPAN = "00f067aa0ba902b7";
 
+  /** {@code ids} holds the trace-id {@code high}:{@code low} and the span-id {@code span}. */
+  private static void assertIds(long high, long low, long span, IdCache.Ids ids, String message) {
+    assertEquals(high, ids.traceHigh(), message);
+    assertEquals(low, ids.traceLow(), message);
+    assertEquals(span, ids.span(), message);
+  }
+
+  private static void assertIds(long high, long low, long span, IdCache.Ids ids) {
+    assertIds(high, low, span, ids, null);
+  }
+
   @Test
   void decodesTheW3cExample() {
     IdCache.Ids c = new IdCache().load(null, TRACE, SPAN, 1);
-    assertEquals(0x4bf92f3577b34da6L, c.traceHigh());
-    assertEquals(0xa3ce929d0e0e4736L, c.traceLow());
-    assertEquals(0x00f067aa0ba902b7L, c.span());
+    assertIds(0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x00f067aa0ba902b7L, c);
     assertEquals(1, c.flags());
   }
 
@@ -29,9 +38,7 @@ class IdCacheTest {
   void acceptsUppercaseAndAllDigits() {
     IdCache.Ids c =
         new IdCache().load(null, "0123456789ABCDEFabcdef0123456789", "FEDCBA9876543210", 0);
-    assertEquals(0x0123456789abcdefL, c.traceHigh());
-    assertEquals(0xabcdef0123456789L, c.traceLow());
-    assertEquals(0xfedcba9876543210L, c.span());
+    assertIds(0x0123456789abcdefL, 0xabcdef0123456789L, 0xfedcba9876543210L, c);
   }
 
   @Test
@@ -124,16 +131,12 @@ class IdCacheTest {
     IdCache.Ids second = c.load(new Object(), otherDigits, "1111111111111111", 1, true, first);
     assertSame(second, c.recent());
     assertSame(first, c.older());
-    assertEquals(0x4bf92f3577b34da6L, second.traceHigh());
-    assertEquals(0xa3ce929d0e0e4736L, second.traceLow());
-    assertEquals(0x1111111111111111L, second.span());
+    assertIds(0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x1111111111111111L, second);
     // From the older entry, the one being replaced, with either decoder.
     for (boolean hexDigits : new boolean[] {true, false}) {
       IdCache.Ids third =
           c.load(new Object(), TRACE, "2222222222222222", 1, hexDigits, c.older());
-      assertEquals(0xa3ce929d0e0e4736L, third.traceLow());
-      assertEquals(0x4bf92f3577b34da6L, third.traceHigh());
-      assertEquals(0x2222222222222222L, third.span());
+      assertIds(0x4bf92f3577b34da6L, 0xa3ce929d0e0e4736L, 0x2222222222222222L, third);
     }
   }
 
@@ -175,15 +178,11 @@ class IdCacheTest {
       IdCache.Ids ids =
           cache.load(new Object(), trace, format.toHexDigits(span), i & 0xff, true, null);
       assertNotNull(ids, trace);
-      assertEquals(high, ids.traceHigh(), trace);
-      assertEquals(low, ids.traceLow(), trace);
-      assertEquals(span, ids.span(), trace);
+      assertIds(high, low, span, ids, trace);
       assertEquals(i & 0xff, ids.flags());
       IdCache.Ids child =
           cache.load(new Object(), trace, format.toHexDigits(~span), 1, true, cache.recent());
-      assertEquals(high, child.traceHigh(), trace);
-      assertEquals(low, child.traceLow(), trace);
-      assertEquals(~span, child.span(), trace);
+      assertIds(high, low, ~span, child, trace);
     }
   }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
@@ -20,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -30,23 +28,7 @@ import org.junit.jupiter.api.Test;
  * publishes.
  */
 @Tag("agent")
-class SpanAttributesTest {
-  private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
-  private static final AttributeKey<String> USER = AttributeKey.stringKey("enduser.id");
-  private static Tracer tracer;
-  private static int route;
-  private static int user;
-  private static int recordSize;
-
-  @BeforeAll
-  static void setUp() {
-    tracer = TestOtel.tracer();
-    assertTrue(Published.init(), "agent not loaded");
-    route = ThreadAttributes.registerKey("http.route");
-    user = ThreadAttributes.registerKey("enduser.id");
-    recordSize = TestNatives.recordSize();
-  }
-
+class SpanAttributesTest extends RecordAttributesFixture {
   private static void onVirtualThread(Runnable body) throws Exception {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Thread t = Thread.ofVirtual().uncaughtExceptionHandler((th, e) -> failure.set(e)).start(body);

@@ -3,17 +3,12 @@ package io.vtctx.otel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
-import io.vtctx.ThreadAttributes;
 import io.vtctx.ThreadContext;
-import io.vtctx.internal.TestNatives;
 import io.vtctx.testing.Published;
-import io.vtctx.testing.TestOtel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +20,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * without span), byte-exact.
  */
 @Tag("agent")
-class VirtualThreadStressTest {
+class VirtualThreadStressTest extends RecordAttributesFixture {
   private static final int VIRTUAL_THREADS = Integer.getInteger("vtctx.test.virtualThreads", 10000);
   private static final int PLATFORM_THREADS = 8;
   private static final int ENDERS = 4;
@@ -49,28 +43,12 @@ class VirtualThreadStressTest {
   private static final ContextKey<Integer> KEY = ContextKey.named("vtctx-test-id");
   private static final Span POISON = Span.getInvalid();
 
-  private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
-  private static final AttributeKey<String> USER = AttributeKey.stringKey("enduser.id");
-
-  private static Tracer tracer;
-  private static int routeKey;
-  private static int userKey;
-  private static int recordSize;
   private final AtomicLong checks = new AtomicLong();
   private final AtomicLong mismatches = new AtomicLong();
   private final Set<String> carriers = ConcurrentHashMap.newKeySet();
   private final List<String> failures = new ArrayList<>();
   private final BlockingQueue<Span> toEnd = new LinkedBlockingQueue<>();
   private final Object monitor = new Object();
-
-  @BeforeAll
-  static void setUp() {
-    tracer = TestOtel.tracer();
-    assertTrue(Published.init(), "agent not loaded");
-    routeKey = ThreadAttributes.registerKey("http.route");
-    userKey = ThreadAttributes.registerKey("enduser.id");
-    recordSize = TestNatives.recordSize();
-  }
 
   @Test
   void carriersAlwaysPublishTheCurrentSpan() throws Exception {
@@ -113,21 +91,21 @@ class VirtualThreadStressTest {
   private void work(int id, BlockingQueue<Integer> in, BlockingQueue<Integer> out) {
     long record = ThreadContext.recordAddress();
     // Attributes the record must hold (copied from the spans, see TestOtel), per step.
-    String route = "/r/" + id;
-    String user = "u" + id;
+    String rootRoute = "/r/" + id;
+    String childUser = "u" + id;
     String ownRoute = "/g/\u20ac/" + id; // a 3-byte character
     Map<Integer, String> none = Map.of();
-    Map<Integer, String> rootAttrs = Map.of(routeKey, route);
-    Map<Integer, String> childAttrs = Map.of(routeKey, route, userKey, user);
-    Map<Integer, String> grandchildAttrs = Map.of(routeKey, ownRoute, userKey, user);
+    Map<Integer, String> rootAttrs = Map.of(route, rootRoute);
+    Map<Integer, String> childAttrs = Map.of(route, rootRoute, user, childUser);
+    Map<Integer, String> grandchildAttrs = Map.of(route, ownRoute, user, childUser);
     verify(id, record, "start", none);
     Span root = tracer.spanBuilder("root").setNoParent().startSpan();
     try (Scope s1 = root.makeCurrent()) {
       verify(id, record, "root", none);
-      root.setAttribute(ROUTE, route); // after makeCurrent: read at the next span change
+      root.setAttribute(ROUTE, rootRoute); // after makeCurrent: read at the next span change
       LockSupport.parkNanos(50_000);
       verify(id, record, "park in root", none);
-      Span child = tracer.spanBuilder("child").setAttribute(USER, user).startSpan();
+      Span child = tracer.spanBuilder("child").setAttribute(USER, childUser).startSpan();
       try (Scope s2 = child.makeCurrent()) {
         verify(id, record, "child", childAttrs);
         Thread.yield();
