@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "hotspot/hotspotNames.h"
 
 namespace vtctx::reader {
 namespace {
@@ -32,30 +33,8 @@ int64_t ReadInt(const uint8_t* bytes, uint64_t offset, bool is16) {
 
 absl::StatusOr<CodeCacheLayout> CodeCacheLayout::Find(const VmStructs& vm) {
   CodeCacheLayout l;
-  uint64_t header = 0, used = 0;
-  if (absl::Status s = vm.Find({
-          AddressOf("CodeCache", "_heaps", &l.heaps),
-          OffsetOf("GrowableArrayBase", "_len", &l.array_len),
-          OffsetOf("GrowableArray<int>", "_data", &l.array_data),
-          OffsetOf("CodeHeap", "_memory", &l.heap_memory),
-          OffsetOf("CodeHeap", "_segmap", &l.heap_segmap),
-          OffsetOf("CodeHeap", "_log2_segment_size", &l.heap_log2_segment),
-          OffsetOf("VirtualSpace", "_low_boundary", &l.space_low),
-          OffsetOf("VirtualSpace", "_high_boundary", &l.space_high),
-          OffsetOf("HeapBlock", "_header", &header),
-          OffsetOf("HeapBlock::Header", "_used", &used),
-          SizeOf("HeapBlock", &l.block_size),
-          OffsetOf("CodeBlob", "_size", &l.blob_size),
-          OffsetOf("CodeBlob", "_frame_size", &l.blob_frame_size),
-          OffsetOf("CodeBlob", "_frame_complete_offset", &l.blob_frame_complete),
-          AddressOf("AbstractInterpreter", "_code", &l.interpreter_code),
-          OffsetOf("StubQueue", "_stub_buffer", &l.stub_buffer),
-          OffsetOf("StubQueue", "_buffer_limit", &l.buffer_limit),
-      });
-      !s.ok()) {
-    return s;
-  }
-  l.block_used = header + used;
+  if (absl::Status s = vm.Find({VTCTX_CODE_CACHE_NAMES(VTCTX_FIND_ROW)}); !s.ok()) return s;
+  l.block_used = l.block_header + l.header_used;
   l.blob_code_offset = vm.Offset("CodeBlob", "_code_offset");
   l.blob_code_begin = vm.Offset("CodeBlob", "_code_begin");
   if (!l.blob_code_offset && !l.blob_code_begin) {

@@ -34,10 +34,11 @@ struct CodeCacheLayout {
   uint64_t heap_memory = 0;  // CodeHeap::_memory, a VirtualSpace
   uint64_t heap_segmap = 0;  // CodeHeap::_segmap, a VirtualSpace
   uint64_t heap_log2_segment = 0;
-  uint64_t space_low = 0;   // VirtualSpace::_low_boundary
-  uint64_t space_high = 0;  // VirtualSpace::_high_boundary
-  uint64_t block_used = 0;  // HeapBlock::_header + HeapBlock::Header::_used
-  uint64_t block_size = 0;  // sizeof(HeapBlock): the blob follows its header
+  uint64_t space_low = 0;                      // VirtualSpace::_low_boundary
+  uint64_t space_high = 0;                     // VirtualSpace::_high_boundary
+  uint64_t block_header = 0, header_used = 0;  // HeapBlock::_header, HeapBlock::Header::_used
+  uint64_t block_used = 0;                     // their sum
+  uint64_t block_size = 0;                     // sizeof(HeapBlock): the blob follows its header
   uint64_t blob_size = 0;
   uint64_t blob_frame_size = 0;
   uint64_t blob_frame_complete = 0;

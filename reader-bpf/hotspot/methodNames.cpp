@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hotspot/hotspotNames.h"
 #include "target/untrustedText.h"
 
 namespace vtctx::reader {
@@ -104,24 +105,7 @@ std::optional<std::string> ExternalMethodName(absl::string_view klass, absl::str
 
 absl::StatusOr<MethodLayout> MethodLayout::From(const VmStructs& vm) {
   MethodLayout l;
-  if (absl::Status s = vm.Find({
-          OffsetOf("Method", "_constMethod", &l.method_const),
-          OffsetOf("ConstMethod", "_constants", &l.const_constants),
-          OffsetOf("ConstMethod", "_name_index", &l.const_name_index),
-          OffsetOf("ConstMethod", "_signature_index", &l.const_signature_index),
-          OffsetOf("ConstMethod", "_code_size", &l.const_code_size),
-          OffsetOf("Method", "_access_flags", &l.method_access_flags),
-          SizeOf("ConstMethod", &l.const_method_size),
-          OffsetOf("ConstantPool", "_pool_holder", &l.pool_holder),
-          OffsetOf("ConstantPool", "_length", &l.pool_length),
-          SizeOf("ConstantPool", &l.pool_size),
-          OffsetOf("Klass", "_name", &l.klass_name),
-          OffsetOf("Symbol", "_length", &l.symbol_length),
-          OffsetOf("Symbol", "_body", &l.symbol_body),
-      });
-      !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = vm.Find({VTCTX_METHOD_NAMES(VTCTX_FIND_ROW)}); !s.ok()) return s;
   return l;
 }
 

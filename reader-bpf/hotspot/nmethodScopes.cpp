@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "hotspot/hotspotNames.h"
 #include "target/untrustedText.h"
 
 namespace vtctx::reader {
@@ -36,33 +37,10 @@ std::optional<uint64_t> Add(uint64_t a, int64_t b) {
 absl::StatusOr<NmethodLayout> NmethodLayout::From(const VmStructs& vm) {
   NmethodLayout l;
   l.immutable_data_layout = vm.Offset("nmethod", "_immutable_data").has_value();
-  absl::Status s = vm.Find({
-      SizeOf("nmethod", &l.header_size),
-      OffsetOf("CodeBlob", "_name", &l.blob_name),
-      OffsetOf("nmethod", "_scopes_pcs_offset", &l.scopes_pcs_offset),
-      SizeOf("PcDesc", &l.pc_desc_size),
-      OffsetOf("PcDesc", "_pc_offset", &l.pc_desc_pc_offset),
-      OffsetOf("PcDesc", "_scope_decode_offset", &l.pc_desc_scope_offset),
-  });
-  if (s.ok() && l.immutable_data_layout) {
-    s = vm.Find({
-        OffsetOf("nmethod", "_method", &l.method),
-        OffsetOf("CodeBlob", "_code_offset", &l.code_offset),
-        OffsetOf("nmethod", "_immutable_data", &l.immutable_data),
-        OffsetOf("nmethod", "_immutable_data_size", &l.immutable_data_size),
-        OffsetOf("nmethod", "_scopes_data_offset", &l.scopes_data_offset),
-        OffsetOf("CodeBlob", "_mutable_data", &l.mutable_data),
-        OffsetOf("CodeBlob", "_mutable_data_size", &l.mutable_data_size),
-        OffsetOf("CodeBlob", "_relocation_size", &l.relocation_size),
-    });
-  } else if (s.ok()) {
-    s = vm.Find({
-        OffsetOf("CompiledMethod", "_method", &l.method),
-        OffsetOf("CodeBlob", "_code_begin", &l.code_begin),
-        OffsetOf("CompiledMethod", "_scopes_data_begin", &l.scopes_data_begin),
-        OffsetOf("nmethod", "_metadata_offset", &l.metadata_offset),
-        OffsetOf("nmethod", "_dependencies_offset", &l.dependencies_offset),
-    });
+  absl::Status s = vm.Find({VTCTX_NMETHOD_NAMES(VTCTX_FIND_ROW)});
+  if (s.ok()) {
+    s = l.immutable_data_layout ? vm.Find({VTCTX_NMETHOD_NAMES_JDK25(VTCTX_FIND_ROW)})
+                                : vm.Find({VTCTX_NMETHOD_NAMES_JDK21(VTCTX_FIND_ROW)});
   }
   if (!s.ok())
     return absl::FailedPreconditionError(

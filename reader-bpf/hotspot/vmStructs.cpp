@@ -233,14 +233,14 @@ absl::Status VmStructs::Find(std::initializer_list<VmName> rows) const {
       case VmName::Kind::kAddress:
         value = Address(row.type, row.field);
         break;
-      case VmName::Kind::kTypeSize:
+      case VmName::Kind::kSize:
         value = TypeSize(row.type);
         if (value == 0) value.reset();
         break;
     }
     if (!value) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "HotSpot's VMStructs do not name ", row.kind == VmName::Kind::kTypeSize
+          "HotSpot's VMStructs do not name ", row.kind == VmName::Kind::kSize
                                                   ? absl::StrCat("sizeof(", row.type, ")")
                                                   : absl::StrCat(row.type, "::", row.field)));
     }

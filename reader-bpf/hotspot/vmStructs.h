@@ -33,22 +33,14 @@ inline constexpr absl::string_view kJvmciStructsSymbol =
 
 // One name a HotSpot reader needs from the tables, and where its value goes: the rows of a
 // reader's table of names, looked up together by VmStructs::Find.
+// (The readers' rows: hotspotNames.h.)
 struct VmName {
-  enum class Kind { kOffset, kAddress, kTypeSize };
+  enum class Kind { kOffset, kAddress, kSize };
   Kind kind;
   absl::string_view type;
-  absl::string_view field;  // "" for kTypeSize
+  absl::string_view field;  // "" for kSize
   uint64_t* out;
 };
-inline VmName OffsetOf(absl::string_view type, absl::string_view field, uint64_t* out) {
-  return {VmName::Kind::kOffset, type, field, out};
-}
-inline VmName AddressOf(absl::string_view type, absl::string_view field, uint64_t* out) {
-  return {VmName::Kind::kAddress, type, field, out};
-}
-inline VmName SizeOf(absl::string_view type, uint64_t* out) {
-  return {VmName::Kind::kTypeSize, type, "", out};
-}
 
 class VmStructs {
  public:

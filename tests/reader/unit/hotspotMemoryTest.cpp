@@ -127,33 +127,24 @@ TEST(VmStructs, ReadsFieldsTypesAndConstantsByName) {
   EXPECT_EQ(vm->TypeSize("Thread"), std::nullopt);
   EXPECT_EQ(vm->Constant("oopSize"), 8);
   EXPECT_EQ(vm->field_count(), 2u);
-}
-
-// A reader's table of names: every row filled, or the first one the tables lack named.
-TEST(VmStructs, FindFillsARowTableOrNamesTheFirstMissingRow) {
-  FakeJvm jvm;
-  jvm.Field("CodeHeap", "_memory", false, 24);
-  jvm.Field("CodeCache", "_heaps", true, 0x9000);
-  jvm.Type("HeapBlock", 16);
-  jvm.Type("Empty", 0);
-  jvm.Finish();
-  absl::StatusOr<VmStructs> vm = VmStructs::Read(jvm.memory, jvm.symbols);
-  ASSERT_TRUE(vm.ok()) << vm.status();
-  uint64_t memory = 0, heaps = 0, block = 0, other = 0;
-  ASSERT_TRUE(vm->Find({OffsetOf("CodeHeap", "_memory", &memory),
-                        AddressOf("CodeCache", "_heaps", &heaps), SizeOf("HeapBlock", &block)})
+  // A reader's table of names (hotspotNames.h): every row filled, or the first one the tables
+  // lack named; a static field is not an offset, a type of size 0 not a size.
+  using K = VmName::Kind;
+  uint64_t owner = 0, flags = 0, size = 0, other = 0;
+  ASSERT_TRUE(vm->Find({{K::kOffset, "JavaThread", "_monitor_owner_id", &owner},
+                        {K::kAddress, "JVMFlag", "numFlags", &flags},
+                        {K::kSize, "JavaThread", "", &size}})
                   .ok());
-  EXPECT_EQ(memory, 24u);
-  EXPECT_EQ(heaps, 0x9000u);
-  EXPECT_EQ(block, 16u);
-  absl::Status s =
-      vm->Find({OffsetOf("CodeHeap", "_memory", &other), OffsetOf("CodeHeap", "_segmap", &other)});
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(s.message(), "HotSpot's VMStructs do not name CodeHeap::_segmap");
-  // A static field is not an offset, a type of size 0 is not a size.
-  EXPECT_FALSE(vm->Find({OffsetOf("CodeCache", "_heaps", &other)}).ok());
-  EXPECT_EQ(vm->Find({SizeOf("Empty", &other)}).message(),
-            "HotSpot's VMStructs do not name sizeof(Empty)");
+  EXPECT_EQ(owner, 1312u);
+  EXPECT_EQ(flags, 0x9000u);
+  EXPECT_EQ(size, 1800u);
+  const absl::Status missing = vm->Find({{K::kOffset, "JavaThread", "_monitor_owner_id", &other},
+                                         {K::kOffset, "JavaThread", "_vthread", &other}});
+  EXPECT_EQ(missing.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(missing.message(), "HotSpot's VMStructs do not name JavaThread::_vthread");
+  EXPECT_FALSE(vm->Find({{K::kOffset, "JVMFlag", "numFlags", &other}}).ok());
+  EXPECT_EQ(vm->Find({{K::kSize, "Thread", "", &other}}).message(),
+            "HotSpot's VMStructs do not name sizeof(Thread)");
 }
 
 TEST(VmStructs, RefusesMissingSymbolsAndMalformedTables) {

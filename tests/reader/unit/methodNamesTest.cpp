@@ -7,27 +7,20 @@
 #include <string>
 
 #include "fakeMemory.h"
+#include "hotspot/hotspotNames.h"
 #include "hotspot/methodNames.h"
 
 namespace vtctx::reader {
 namespace {
 
-// Field offsets of this fake layout (any values do; they only have to agree with the writes).
+// Field offsets of this fake layout: every row of hotspotNames.h's method group 8 bytes after the
+// one before (any distinct values do: they only have to agree with the writes below).
 MethodLayout Layout() {
   MethodLayout l;
-  l.method_const = 8;
-  l.method_access_flags = 16;
-  l.const_constants = 8;
-  l.const_name_index = 16;
-  l.const_signature_index = 18;
-  l.const_code_size = 20;
-  l.const_method_size = 48;
-  l.pool_holder = 16;
-  l.pool_length = 24;
-  l.pool_size = 32;
-  l.klass_name = 8;
-  l.symbol_length = 0;
-  l.symbol_body = 6;
+  uint64_t next = 0;
+#define VTCTX_FAKE_OFFSET(member, kind, type, field) l.member = (next += 8);
+  VTCTX_METHOD_NAMES(VTCTX_FAKE_OFFSET)
+#undef VTCTX_FAKE_OFFSET
   return l;
 }
 
@@ -62,7 +55,7 @@ class FakeMethod {
   FakeMemory memory;
 };
 
-constexpr uint64_t kCode = kConstMethod + 48;  // the first bytecode
+const uint64_t kCode = kConstMethod + Layout().const_method_size;  // the first bytecode
 
 TEST(MethodNames, NamesAMethodAsHotSpotPrintsIt) {
   FakeMethod m("io/vtctx/Foo$$Lambda+0x0000abcd", "bar", "(I[Ljava/lang/String;)J");
