@@ -108,7 +108,7 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
     if (code.ok()) {
       code_ = *std::move(code);
       skel_->rodata->copy_user_stack = true;
-      if (!jit_->preserve_frame_pointer()) {
+      if (jit_->preserve_frame_pointer() == false) {
         fprintf(stderr,
                 "vtctx-reader: pid %d runs without -XX:+PreserveFramePointer: unwinding a copy of "
                 "each sample's user stack by HotSpot's frame layout\n",

@@ -50,11 +50,11 @@ enum ReaderCommand : unsigned {
     "valid, trace_id, span_id, trace_flags, context, attrs, attributes); `folded`: "               \
     "'trace_<id>;span_<id>;frames... count' lines for flame graphs; `pprof`: profile.proto, "      \
     "gzip (go tool pprof, Pyroscope), labels trace_id, span_id, thread.id and the named "          \
-    "attributes, needs --output; `svg`: a self-contained flame graph. Stacks: frame pointers, "    \
-    "or on a JVM without -XX:+PreserveFramePointer a copy of the user stack unwound by HotSpot's " \
-    "frame layout (\"Java frames\"); inlined Java frames expanded from the JVM's nmethod "         \
-    "metadata; JIT frames named by the JVM itself, its perf map asked for through its attach "     \
-    "socket when sampling starts and ends")                                                        \
+    "attributes, needs --output; `svg`: a self-contained flame graph. Stacks: on a HotSpot JVM a " \
+    "copy of the user stack unwound by HotSpot's frame layout, with or without "                   \
+    "-XX:+PreserveFramePointer (\"Java frames\"), elsewhere frame pointers; inlined and "          \
+    "interpreted Java frames named from the JVM's own metadata; JIT frames named by the JVM "      \
+    "itself, its perf map asked for through its attach socket when sampling starts and ends")      \
   X("hz", "", kProfile | kVerify, "N", "99",                                                       \
     "samples per second of CPU time, per CPU; one sample stands for 1e9/N ns of CPU")              \
   X("channel", "", kContextCommands, "C", "auto",                                                  \

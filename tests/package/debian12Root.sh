@@ -5,7 +5,7 @@
 #   tests/package/debian12Root.sh <package dir> [root dir (/tmp/deb12)] [JDK (Temurin 25)]
 #
 # <package dir> holds vtctx_<version>_amd64.deb and vtctx-<version>-linux-x86_64.tar.gz (cpack in a
-# Release tree, e.g. build/tests/package/work/release after ctest -R package). The root is made by
+# build tree, e.g. build/tests/package/work/packages after ctest -R package). The root is made by
 # debootstrap --variant=minbase unless it already holds a bookworm system. Only /proc, /sys, /dev
 # and the JDK (read-only, Debian 12's own openjdk-17 has no virtual threads) are bind-mounted in.
 # For the .deb (dpkg -i inside the chroot, /usr) and then the tarball (unpacked into /opt, the .deb

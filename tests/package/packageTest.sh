@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The packages users install: builds a Release tree (product only, warnings as errors), runs cpack,
+# The packages users install: cpack on the build tree ctest runs in (a release runs the same cpack
+# on a Release tree), then per mode:
 #   tarball  unpacks it into a fresh prefix and runs what was installed, nothing of the build tree:
 #            the agent loaded into a JVM with the installed shim jar, `vtctx-reader resolve` and a
 #            2 s `vtctx-reader profile` that must see the JVM's published trace; `vtctx-reader
@@ -7,17 +8,18 @@
 #            (../lib beside bin/); `--version` and the shim jar's Implementation-Version are the
 #            project's
 #   deb      its metadata (name, version, Depends: libc6 only) and its exact file list
-#   packageTest.sh <source dir> <work dir> <jdk home> <mode: tarball|deb>     (root: BPF)
+#   packageTest.sh <source dir> <build dir> <work dir> <jdk home> <mode: tarball|deb>   (root: BPF)
 set -euo pipefail
-src=$1 work=$2 jdk=$3 mode=$4
+src=$1 build=$2 work=$3 jdk=$4 mode=$5
 version=$(sed -n 's/^project(vtctx VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 fail() { echo "FAIL: $*"; exit 1; }
 
-tree=$work/release  # both modes share it: the second one's build is a no-op
-cmake -S "$src" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVTCTX_WERROR=ON \
-  -DVTCTX_BUILD_TESTS=OFF -DVTCTX_BUILD_BENCHMARKS=OFF "-DJDK_HOME=$jdk" >"$work/configure.log"
-cmake --build "$tree" >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; fail "Release build"; }
-(cd "$tree" && cpack >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
+tree=$work/packages  # both modes share the packages: package.deb runs after package.tarball
+if [[ $mode == tarball || ! -d $tree ]]; then
+  rm -rf "$tree"
+  cpack --config "$build/CPackConfig.cmake" -B "$tree" >"$work/cpack.log" 2>&1 ||
+    { cat "$work/cpack.log"; fail "cpack"; }
+fi
 tarball=$tree/vtctx-$version-linux-x86_64.tar.gz
 deb=$tree/vtctx_${version}_amd64.deb
 [[ -f $tarball && -f $deb ]] || fail "missing $tarball or $deb: $(ls "$tree")"
