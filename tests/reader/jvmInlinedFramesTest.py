@@ -8,7 +8,10 @@ polled), the profile runs; checks that
     frames: lambda$main$0;a;b;c;leaf (root first), and that leaf is the innermost Java frame of
     those stacks;
   - no frame has an InlineChain method out of that order (a callee above its caller);
-  - the summary counts the nmethods it expanded (inline_nmethods >= 1).
+  - the summary counts the nmethods it expanded (inline_nmethods >= 1);
+  - with frame pointers too, the reader unwinds stack copies (stacks_unwind_stopped= in the
+    summary) and names interpreted frames by their Method* (interpreted_named >= 1: the virtual
+    thread's rarely run frames, e.g. VirtualThread.run, stay interpreted).
 
   jvmInlinedFramesTest.py --reader R --java J --jcmd C --agent libvtctx.so --classes DIR
 """
@@ -85,6 +88,10 @@ def main():
     check(not bad, f"{len(bad)} stacks have InlineChain methods out of order")
     check(int(summary.get("inline_nmethods", "0")) >= 1,
           f"the summary does not count expanded nmethods: {summary}")
+    check("stacks_unwind_stopped" in summary,
+          f"with frame pointers the reader did not unwind stack copies: {summary}")
+    check(int(summary.get("interpreted_named", "0")) >= 1,
+          f"no interpreted frame named by its method: {summary}")
     print("PASS")
 
 
