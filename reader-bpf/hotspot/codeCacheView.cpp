@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "hotspot/frameConstruction.h"
 #include "hotspot/hotspotNames.h"
 
 namespace vtctx::reader {
@@ -17,6 +18,9 @@ constexpr uint64_t kMaxBlobBytes = 64 << 20;
 constexpr int64_t kMaxFrameWords = 1 << 16;  // 512 KiB: larger than any copy of a stack
 constexpr uint8_t kFreeSegment = 0xff;       // CodeHeap's free_sentinel
 constexpr uint64_t kMaxFieldOffset = 1024;   // CodeBlob's header fields lie in its first bytes
+constexpr uint64_t kMaxPrologueBytes = 128;  // stack bangs, push, sub, store and padding
+constexpr uint64_t kBodyBytesBefore = 8;     // the longest epilogue instruction before a pc
+constexpr uint64_t kBodyBytesAt = 16;
 
 int64_t ReadInt(const uint8_t* bytes, uint64_t offset, bool is16) {
   if (is16) {
@@ -43,8 +47,14 @@ absl::StatusOr<CodeCacheLayout> CodeCacheLayout::Find(const VmStructs& vm) {
   }
   // JDK 23 packed CodeBlob's header, making _frame_complete_offset an int16_t, and added _kind.
   l.frame_complete_16 = vm.Offset("CodeBlob", "_kind").has_value();
-  for (uint64_t off : {l.blob_size, l.blob_frame_size, l.blob_frame_complete,
-                       l.blob_code_offset.value_or(0), l.blob_code_begin.value_or(0)}) {
+  l.blob_name = vm.Offset("CodeBlob", "_name");
+  l.nmethod_stub_offset = vm.Offset("nmethod", "_stub_offset");
+  l.nmethod_entry_offset = vm.Offset("nmethod", "_verified_entry_offset");
+  l.nmethod_entry_point = vm.Offset("nmethod", "_verified_entry_point");
+  for (uint64_t off :
+       {l.blob_size, l.blob_frame_size, l.blob_frame_complete, l.blob_code_offset.value_or(0),
+        l.blob_code_begin.value_or(0), l.blob_name.value_or(0), l.nmethod_stub_offset.value_or(0),
+        l.nmethod_entry_offset.value_or(0), l.nmethod_entry_point.value_or(0)}) {
     if (off > kMaxFieldOffset) return absl::InvalidArgumentError("CodeBlob field offset too large");
   }
   if (l.block_size == 0 || l.block_size > 64 || l.block_used >= l.block_size) {
@@ -180,11 +190,74 @@ std::optional<CodeFacts> CodeCacheView::JavaCode(uint64_t pc) {
   if (code_begin < *blob || code_begin - *blob >= static_cast<uint64_t>(size)) return std::nullopt;
   if (frame_words < 0 || frame_words > kMaxFrameWords) return std::nullopt;
   CodeFacts facts;
+  facts.blob = *blob;
+  facts.code_begin = code_begin;
   facts.kind = frame_words == 0 ? CodeKind::kFrameless : CodeKind::kCompiled;
   facts.frame_bytes = static_cast<uint64_t>(frame_words) * 8;
   // A negative offset (CodeOffsets::frame_never_safe) says nothing: the frame is trusted.
   facts.frame_complete = complete > 0 ? code_begin + static_cast<uint64_t>(complete) : 0;
   return facts;
+}
+
+std::optional<CodeCacheView::NmethodBounds> CodeCacheView::NmethodAt(const CodeFacts& facts) {
+  const CodeCacheLayout& l = layout_;
+  if (!l.blob_name || !l.nmethod_stub_offset ||
+      (!l.nmethod_entry_offset && !l.nmethod_entry_point)) {
+    return std::nullopt;
+  }
+  std::array<uint8_t, kMaxFieldOffset + 8> header;
+  const uint64_t header_bytes =
+      std::max({*l.blob_name + 8, *l.nmethod_stub_offset + 4, l.blob_size + 4,
+                l.nmethod_entry_offset.value_or(0) + 2, l.nmethod_entry_point.value_or(0) + 8});
+  if (!memory_.Read(facts.blob, header.data(), header_bytes).ok()) return std::nullopt;
+  uint64_t name_address = 0;
+  std::memcpy(&name_address, header.data() + *l.blob_name, sizeof name_address);
+  // Java methods' code ("nmethod") and native methods' wrappers ("native nmethod").
+  std::array<char, 16> name{};
+  if (!memory_.Read(name_address, name.data(), name.size() - 1).ok()) return std::nullopt;
+  if (std::strcmp(name.data(), "nmethod") != 0 && std::strcmp(name.data(), "native nmethod") != 0) {
+    return std::nullopt;
+  }
+  const int64_t size = ReadInt(header.data(), l.blob_size, false);
+  const int64_t stub_offset = ReadInt(header.data(), *l.nmethod_stub_offset, false);
+  NmethodBounds bounds;
+  if (l.nmethod_entry_offset) {
+    uint16_t offset = 0;
+    std::memcpy(&offset, header.data() + *l.nmethod_entry_offset, sizeof offset);
+    bounds.entry = facts.code_begin + offset;
+  } else {
+    std::memcpy(&bounds.entry, header.data() + *l.nmethod_entry_point, sizeof bounds.entry);
+  }
+  if (stub_offset <= 0 || stub_offset > size) return std::nullopt;
+  bounds.stubs = facts.blob + static_cast<uint64_t>(stub_offset);
+  // The entry lies in the code, before the frame is complete and before the stubs.
+  if (bounds.entry < facts.code_begin || bounds.entry >= bounds.stubs ||
+      (facts.frame_complete != 0 && bounds.entry > facts.frame_complete)) {
+    return std::nullopt;
+  }
+  return bounds;
+}
+
+FrameBuilt CodeCacheView::InterruptedFrame(uint64_t pc, const CodeFacts& facts) {
+  if (facts.kind != CodeKind::kCompiled || facts.blob == 0) return FrameBuilt::kUnknown;
+  const std::optional<NmethodBounds> nmethod = NmethodAt(facts);
+  if (pc < facts.frame_complete) {
+    if (!nmethod) return FrameBuilt::kUnknown;
+    if (pc < nmethod->entry) return FrameBuilt::kNothing;  // the inline-cache check: no frame
+    if (pc - nmethod->entry > kMaxPrologueBytes) return FrameBuilt::kUnknown;
+    std::array<uint8_t, kMaxPrologueBytes> code;
+    const size_t n = static_cast<size_t>(pc - nmethod->entry);
+    if (!memory_.Read(nmethod->entry, code.data(), n).ok()) return FrameBuilt::kUnknown;
+    return PrologueState(std::span<const uint8_t>(code.data(), n), facts.frame_bytes);
+  }
+  if (nmethod && pc >= nmethod->stubs) return FrameBuilt::kUnknown;  // poll, barrier, deopt stubs
+  std::array<uint8_t, kBodyBytesBefore + kBodyBytesAt> code;
+  if (!memory_.Read(pc - kBodyBytesBefore, code.data(), code.size()).ok()) {
+    return FrameBuilt::kUnknown;
+  }
+  const std::span<const uint8_t> bytes(code);
+  return BodyState(bytes.first(kBodyBytesBefore), bytes.subspan(kBodyBytesBefore),
+                   facts.frame_bytes);
 }
 
 bool CodeCacheView::NativeCode(uint64_t pc) {

@@ -45,7 +45,15 @@ struct CodeCacheLayout {
   bool frame_complete_16 = false;            // int16_t (JDK 23+, with CodeBlob::_kind), else int
   std::optional<uint64_t> blob_code_offset;  // int (JDK 23+)
   std::optional<uint64_t> blob_code_begin;   // address (before)
-  uint64_t interpreter_code = 0;             // &AbstractInterpreter::_code (a StubQueue*)
+  // Where a compiled frame's prologue starts and its stubs begin (InterruptedFrame):
+  // CodeBlob::_name
+  // ("nmethod"), nmethod::_stub_offset (from the blob), and the verified entry as
+  // nmethod::_verified_entry_offset (uint16_t from the code, JDK 23+) or _verified_entry_point.
+  std::optional<uint64_t> blob_name;
+  std::optional<uint64_t> nmethod_stub_offset;
+  std::optional<uint64_t> nmethod_entry_offset;
+  std::optional<uint64_t> nmethod_entry_point;
+  uint64_t interpreter_code = 0;  // &AbstractInterpreter::_code (a StubQueue*)
   uint64_t stub_buffer = 0;
   uint64_t buffer_limit = 0;
 
@@ -74,6 +82,9 @@ class CodeCacheView final : public CodeLookup {
   std::optional<uint64_t> BlobStart(uint64_t pc);
   std::optional<CodeFacts> JavaCode(uint64_t pc) override;
   bool NativeCode(uint64_t pc) override;
+  // Decodes the nmethod's prologue from its verified entry, or its epilogue at the pc; other
+  // blobs: the epilogue rules after their frame-complete offset, kUnknown before it.
+  FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts) override;
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes_; }
 
   uint64_t lookups() const { return lookups_; }
@@ -81,6 +92,12 @@ class CodeCacheView final : public CodeLookup {
  private:
   CodeCacheView(MemoryReader& memory, CodeCacheLayout layout) : memory_(memory), layout_(layout) {}
   std::optional<uint64_t> BlobIn(const CodeHeapRange& heap, uint64_t pc);
+  // An nmethod's verified entry and first stub; nullopt: another blob, or not readable.
+  struct NmethodBounds {
+    uint64_t entry = 0;
+    uint64_t stubs = 0;
+  };
+  std::optional<NmethodBounds> NmethodAt(const CodeFacts& facts);
 
   MemoryReader& memory_;
   const CodeCacheLayout layout_;

@@ -25,6 +25,10 @@ InterpretedSlots ReadInterpretedSlots(const FrameState& frame, const StackCopy& 
 
 }  // namespace
 
+FrameBuilt CodeLookup::InterruptedFrame(uint64_t /*pc*/, const CodeFacts& /*facts*/) {
+  return FrameBuilt::kUnknown;
+}
+
 std::optional<FrameState> CodeLookup::NativeStep(const FrameState& frame, const StackCopy& copy) {
   return FramePointerCaller(frame, copy);
 }
@@ -115,13 +119,30 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
                         Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
           break;
         case CodeKind::kCompiled:
-          if (innermost && frame.pc < java->frame_complete) {  // in the prologue
-            candidates = {Candidate{FramelessCaller(frame, copy), false},
-                          Candidate{PushedFpCaller(frame, copy), false}};
-          } else {  // innermost: maybe in the epilogue, the frame already popped
-            candidates = {Candidate{CompiledCaller(frame, java->frame_bytes, copy)},
-                          Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
-                          Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
+          if (innermost) {
+            // Only the code at the pc says how much of this frame exists: a guess here read
+            // stale return addresses (frameConstruction.h).
+            std::optional<FrameState> caller;
+            switch (code.InterruptedFrame(frame.pc, *java)) {
+              case FrameBuilt::kNothing:
+                caller = FramelessCaller(frame, copy);
+                break;
+              case FrameBuilt::kRbpPushed:
+                caller = PushedFpCaller(frame, copy);
+                break;
+              case FrameBuilt::kWhole:
+                caller = CompiledCaller(frame, java->frame_bytes, copy);
+                break;
+              case FrameBuilt::kWholeRbpLive:
+                caller = CompiledCaller(frame, java->frame_bytes, copy);
+                if (caller) caller->fp = frame.fp;
+                break;
+              case FrameBuilt::kUnknown:
+                return finish(UnwindEnd::kStopped);
+            }
+            candidates = {Candidate{caller}};
+          } else {
+            candidates = {Candidate{CompiledCaller(frame, java->frame_bytes, copy)}};
           }
           break;
         case CodeKind::kFrameless:

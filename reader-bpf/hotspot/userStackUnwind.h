@@ -17,9 +17,11 @@
 //     entry's size is tried;
 //   - native code (libjvm, libc, JNI libraries): the frame-pointer chain (CodeLookup::NativeStep).
 // The interrupted frame alone may be caught in a prologue or epilogue, where the frame is not (or
-// no longer) built: there the candidate the rules give is kept only if its return address is code,
-// else the frameless layouts are tried. Every step must move sp up; every read is bounded by the
-// copy; the walk stops at a frame limit.
+// no longer) built: for a compiled frame the code at the pc says how much is built
+// (CodeLookup::InterruptedFrame, frameConstruction.h), and a frame it does not describe ends the
+// walk; for the other kinds the candidate the rules give is kept only if its return address is
+// code, else the frameless layouts are tried. Every step must move sp up; every read is bounded by
+// the copy; the walk stops at a frame limit.
 #ifndef VTCTX_READER_USER_STACK_UNWIND_H_
 #define VTCTX_READER_USER_STACK_UNWIND_H_
 
@@ -29,6 +31,7 @@
 #include <optional>
 #include <vector>
 
+#include "hotspot/frameConstruction.h"
 #include "target/stackCopy.h"
 
 namespace vtctx::reader {
@@ -44,6 +47,8 @@ struct CodeFacts {
   CodeKind kind = CodeKind::kCompiled;
   uint64_t frame_bytes = 0;     // kCompiled: frame size with return address and saved rbp
   uint64_t frame_complete = 0;  // kCompiled: first pc with the frame built (0: from the start)
+  uint64_t blob = 0;            // the CodeBlob's address (0: not known)
+  uint64_t code_begin = 0;      // its first instruction
 };
 
 class CodeLookup {
@@ -56,6 +61,9 @@ class CodeLookup {
   // The caller of a native frame; nullopt where the walk cannot go on. The frame-pointer rule by
   // default.
   virtual std::optional<FrameState> NativeStep(const FrameState& frame, const StackCopy& copy);
+  // How much of the frame of the compiled code blob holding `pc` is built with `pc` interrupted
+  // (frameConstruction.h); kUnknown by default: the walk stops at such a frame.
+  virtual FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts);
   // sizeof(ContinuationEntry) aligned to 16 (its size on the stack); nullopt: not known.
   virtual std::optional<uint64_t> ContinuationEntryBytes() { return std::nullopt; }
 };

@@ -35,8 +35,12 @@ class FakeCode final : public CodeLookup {
     return std::nullopt;
   }
   bool NativeCode(uint64_t pc) override { return pc >= kLibjvm && pc < kLibjvm + 0x100000; }
+  FrameBuilt InterruptedFrame(uint64_t /*pc*/, const CodeFacts& /*facts*/) override {
+    return built;
+  }
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes; }
   std::optional<uint64_t> entry_bytes;
+  FrameBuilt built = FrameBuilt::kWhole;  // what the code at an interrupted compiled pc says
 };
 
 // A stack copy built word by word at addresses from kBase.
@@ -128,26 +132,59 @@ TEST(UserStackUnwind, WholeMixedStack) {
   EXPECT_EQ(u.interpreted, (std::vector<InterpretedSlots>{{0xaaa0, 0xbbb0}, {}, {}, {}, {}, {}}));
 }
 
-// The interrupted frame where its frame is not built: in a prologue (before frame_complete:
-// nothing but the return address pushed yet; the frame-size rule would read stale zeros), or past
-// its epilogue's pops (the frame-size rule finds no code). The return address at sp is taken.
-TEST(UserStackUnwind, InnermostInPrologueOrEpilogue) {
+// The interrupted compiled frame as the code at its pc says it is built (frameConstruction.h):
+// each state reads its caller from its own slots. The stack is the one that gave impossible
+// stacks before: the frame allocated (after its sub) with a stale return address into another
+// method at sp, left by an earlier call; only the frame-size rule reads the real caller there.
+TEST(UserStackUnwind, InterruptedCompiledFrameByItsCode) {
+  const uint64_t sp = kBase + 0x100;
   struct Case {
-    const char* what;
-    uint64_t pc;
-    uint64_t frame_size_slot;  // what the frame-size rule would read as return address (sp + 40)
+    FrameBuilt built;
+    std::vector<uint64_t> pcs;  // what the walk gives: the frame and its caller
   };
-  for (const Case& c :
-       {Case{"prologue", kLeafNm + 0x4, 0}, Case{"epilogue", kLeafNm + 0x100, 0xdead}}) {
+  for (const Case& c : {
+           Case{FrameBuilt::kNothing, {kLeafNm + 0x4, kCallStub + 0x8}},
+           Case{FrameBuilt::kRbpPushed, {kLeafNm + 0x4, kMidNm + 0x44}},
+           Case{FrameBuilt::kWhole, {kLeafNm + 0x4, kMidNm + 0x88}},
+           Case{FrameBuilt::kWholeRbpLive, {kLeafNm + 0x4, kMidNm + 0x88}},
+           Case{FrameBuilt::kUnknown, {kLeafNm + 0x4}},
+       }) {
     StackFixture s;
-    const uint64_t sp = kBase + 0x100;
-    s.Put(sp, kMidNm + 0x44);
-    s.Put(sp + 40, c.frame_size_slot);
+    s.Put(sp, kCallStub + 0x8);  // stale: a return address of an earlier call
+    s.Put(sp + 8, kMidNm + 0x44);
+    s.Put(sp + 32, 0x4242);         // the caller's rbp, saved by the prologue
+    s.Put(sp + 40, kMidNm + 0x88);  // the real return address (48-byte frame)
     FakeCode code;
-    const UnwoundStack u = UnwindUserStack({c.pc, sp, 0x77}, s.copy(), code, 127);
-    ASSERT_GE(u.pcs.size(), 2u) << c.what;
-    EXPECT_EQ(u.pcs[1], kMidNm + 0x44) << c.what;
-    EXPECT_TRUE(u.interpreted.empty()) << c.what;  // no interpreted frame: nothing kept
+    code.built = c.built;
+    const UnwoundStack u = UnwindUserStack({kLeafNm + 0x4, sp, 0x77}, s.copy(), code, 2);
+    EXPECT_EQ(u.pcs, c.pcs) << static_cast<int>(c.built);
+    if (c.built == FrameBuilt::kUnknown) {
+      EXPECT_EQ(u.end, UnwindEnd::kStopped);  // frames missing, and said
+    }
+    EXPECT_TRUE(u.interpreted.empty());  // no interpreted frame: nothing kept
+  }
+  // The caller's rbp each state leaves: the caller here is native code, walked by rbp, so the
+  // third pc says which rbp it got.
+  struct FpCase {
+    FrameBuilt built;
+    uint64_t third;
+  };
+  for (const FpCase& c : {FpCase{FrameBuilt::kRbpPushed, kLibjvm + 0x1400},
+                          FpCase{FrameBuilt::kWhole, kLibjvm + 0x1500},
+                          FpCase{FrameBuilt::kWholeRbpLive, kLibjvm + 0x1600}}) {
+    StackFixture s;
+    s.Put(sp, kBase + 0x400);  // rbp-pushed: the caller's rbp
+    s.Put(sp + 8, kLibjvm + 0x44);
+    s.Put(sp + 32, kBase + 0x500);  // whole: the saved rbp slot
+    s.Put(sp + 40, kLibjvm + 0x88);
+    s.Put(kBase + 0x408, kLibjvm + 0x1400);
+    s.Put(kBase + 0x508, kLibjvm + 0x1500);
+    s.Put(kBase + 0x608, kLibjvm + 0x1600);
+    FakeCode code;
+    code.built = c.built;
+    const UnwoundStack u = UnwindUserStack({kLeafNm + 0x4, sp, kBase + 0x600}, s.copy(), code, 3);
+    ASSERT_EQ(u.pcs.size(), 3u) << static_cast<int>(c.built);
+    EXPECT_EQ(u.pcs[2], c.third) << static_cast<int>(c.built);
   }
 }
 
