@@ -179,10 +179,12 @@ std::optional<std::vector<std::string>> NmethodScopes::MethodsAt(uint64_t code_b
   const uint64_t offset = pc - code_begin;
   if (offset > INT32_MAX) return std::nullopt;
   // HotSpot's PcDescs are at return addresses: a caller's frame is described exactly there; the
-  // innermost frame, stopped anywhere, by the next PcDesc after its pc.
+  // innermost frame, stopped anywhere, by the first PcDesc at or after its pc. A PcDesc at the
+  // sampled pc itself counts, as in async-profiler's lookup (AsyncGetCallTrace's pc + 1 skips
+  // it and names the next instruction's scope: an inlined callee's samples went to its caller's
+  // loop, streams overlap with async-profiler 0.76 against 0.86-0.92).
   const PcDescEntry* desc =
-      return_address ? FindPcDesc(nm.pcs, static_cast<int64_t>(offset), /*approximate=*/false)
-                     : FindPcDesc(nm.pcs, static_cast<int64_t>(offset) + 1, /*approximate=*/true);
+      FindPcDesc(nm.pcs, static_cast<int64_t>(offset), /*approximate=*/!return_address);
   if (desc == nullptr || desc->scope_offset < 0) return std::nullopt;
   absl::StatusOr<std::vector<ScopeRecord>> chain =
       DecodeScopeChain(nm.scopes, static_cast<uint32_t>(desc->scope_offset));

@@ -65,8 +65,7 @@ struct PcDescEntry {
 
 // The PcDesc describing `pc_offset` in `table` (sorted by pc offset, as HotSpot writes it; an
 // unsorted table gives nullptr): exact, the one at `pc_offset` itself (a return address);
-// approximate, the first at or after it (PcDesc lookups "near" a pc, as HotSpot does for a frame
-// stopped between two PcDescs: the callers pass the sampled pc + 1, as forte.cpp does).
+// approximate, the first at or after it (a frame stopped between two PcDescs: the sampled pc).
 const PcDescEntry* FindPcDesc(std::span<const PcDescEntry> table, int64_t pc_offset,
                               bool approximate);
 

@@ -104,17 +104,17 @@ TEST(ScopeChain, RefusesMalformedChains) {
   EXPECT_TRUE(DecodeScopeChain(deep, static_cast<uint32_t>(1 + 3 * (kMaxScopeDepth - 1))).ok());
 }
 
-TEST(PcDescLookup, ExactForReturnAddressesNextForTheSampledPc) {
+TEST(PcDescLookup, ExactForReturnAddressesAtOrAfterForTheSampledPc) {
   // A return address is described exactly at its offset, nowhere else.
   EXPECT_EQ(FindPcDesc(kLambdaPcs, 236, false)->scope_offset, 53);
   EXPECT_EQ(FindPcDesc(kLambdaPcs, 235, false), nullptr);
-  // A sampled pc: the first PcDesc at or after pc + 1 (the caller adds the 1).
-  EXPECT_EQ(FindPcDesc(kLambdaPcs, 100 + 1, true)->scope_offset, 47);  // in leaf's loop
-  EXPECT_EQ(FindPcDesc(kLambdaPcs, 190 + 1, true)->scope_offset, 53);  // just past leaf's poll
-  EXPECT_EQ(FindPcDesc(kLambdaPcs, 336 + 1, true)->pc_offset, 337);    // the end sentinel
+  // A sampled pc: the first PcDesc at or after it, one at the pc itself included.
+  EXPECT_EQ(FindPcDesc(kLambdaPcs, 100, true)->scope_offset, 47);  // in leaf's loop
+  EXPECT_EQ(FindPcDesc(kLambdaPcs, 191, true)->scope_offset, 53);  // just past leaf's poll
+  EXPECT_EQ(FindPcDesc(kLambdaPcs, 337, true)->pc_offset, 337);    // the end sentinel
   EXPECT_EQ(FindPcDesc(kLambdaPcs, 400, true), nullptr);
-  EXPECT_EQ(FindPcDesc(kLambdaPcs21, 192 + 1, true)->scope_offset, 47);
-  EXPECT_EQ(FindPcDesc(kLambdaPcs21, 193 + 1, true)->scope_offset, 53);
+  EXPECT_EQ(FindPcDesc(kLambdaPcs21, 193, true)->scope_offset, 47);  // at leaf's poll: leaf's
+  EXPECT_EQ(FindPcDesc(kLambdaPcs21, 194, true)->scope_offset, 53);
   // An unsorted table answers nothing.
   const std::vector<PcDescEntry> unsorted = {{10, 1}, {5, 2}};
   EXPECT_EQ(FindPcDesc(unsorted, 10, false), nullptr);
