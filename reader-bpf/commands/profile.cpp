@@ -159,6 +159,7 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
       sample->stacks.interpreted = std::move(unwound.interpreted);
       sample->stacks.depth_limited |= unwound.end == UnwindEnd::kDepthLimited;
       sample->stacks.unwind_stopped = unwound.end == UnwindEnd::kStopped;
+      sample->stacks.copy_cut = unwound.end == UnwindEnd::kCopyEnd;
     }
     const vtctx_sample_event* e = sample->event;
     const std::span<const uint8_t> attrs = sample->attrs;
@@ -193,7 +194,10 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
       const StackCounts& s = aggregate_.stack_counts();
       out.extra = absl::StrFormat(" stacks_depth_limited=%d stacks_no_user=%d", s.depth_limited,
                                   s.user_failed);
-      if (code_) absl::StrAppendFormat(&out.extra, " stacks_unwind_stopped=%d", s.unwind_stopped);
+      if (code_) {
+        absl::StrAppendFormat(&out.extra, " stacks_unwind_stopped=%d stacks_copy_cut=%d",
+                              s.unwind_stopped, s.copy_cut);
+      }
     }
     if (interpreted_named_ + interpreted_refused_ > 0) {
       absl::StrAppendFormat(&out.extra, " interpreted_named=%d interpreted_unnamed=%d",

@@ -106,7 +106,7 @@ std::string FoldedAttributeFrame(const std::vector<NamedAttribute>& attrs,
 
 // Marks the outermost end of a stack that is not whole ("" when it is).
 const char* StackMarker(const SampleStacks& stacks) {
-  if (stacks.depth_limited) return "[truncated]";
+  if (stacks.depth_limited || stacks.copy_cut) return "[truncated]";
   if (stacks.user_error != 0) return "[no user stack]";
   return "";
 }
@@ -154,6 +154,7 @@ void SampleAggregate::Add(const SampleRecord& sample) {
   if (sample.stacks.depth_limited) stack_counts_.depth_limited++;
   if (sample.stacks.user_error != 0) stack_counts_.user_failed++;
   if (sample.stacks.unwind_stopped) stack_counts_.unwind_stopped++;
+  if (sample.stacks.copy_cut) stack_counts_.copy_cut++;
   counts_[{std::string(reinterpret_cast<const char*>(&key), sizeof key), DecodeAttrs(sample.attrs),
            by_thread_ ? sample.event->tid : 0, sample.stacks}]++;
 }

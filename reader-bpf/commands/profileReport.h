@@ -35,6 +35,7 @@ struct StackCounts {
   uint64_t depth_limited = 0;   // samples with a stack at VTCTX_MAX_STACK_DEPTH frames
   uint64_t user_failed = 0;     // samples whose user stack could not be walked
   uint64_t unwind_stopped = 0;  // samples whose copied user stack unwound only part way
+  uint64_t copy_cut = 0;        // samples unwound to the end of a copy cut at its size bound
 };
 
 // Samples received as events, aggregated by the kernel's key (profile.bpf.c), their stacks and

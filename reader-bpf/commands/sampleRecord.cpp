@@ -42,7 +42,8 @@ std::optional<SampleRecord> ParseSampleRecord(std::span<const uint8_t> record) {
     if (e.copy_bytes > VTCTX_USER_COPY_BYTES) return std::nullopt;
     out.user_registers = FrameState{e.user_ip, e.user_sp, e.user_bp};
     out.user_copy = {e.copy_base,
-                     std::span<const uint8_t>(stacks + VTCTX_STACKS_SIZE, e.copy_bytes)};
+                     std::span<const uint8_t>(stacks + VTCTX_STACKS_SIZE, e.copy_bytes),
+                     e.copy_bytes == VTCTX_USER_COPY_BYTES};
   }
   return out;
 }

@@ -29,6 +29,9 @@ struct SampleStacks {
   // The user stack was unwound from a copy (unwindUserStack.h) and a step failed: its outermost
   // frames are missing.
   bool unwind_stopped = false;
+  // The unwinding reached the end of the copy, cut at VTCTX_USER_COPY_BYTES: outermost frames
+  // missing.
+  bool copy_cut = false;
   auto operator<=>(const SampleStacks&) const = default;
 };
 

@@ -1,5 +1,6 @@
 #include "hotspot/userStackUnwind.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -21,6 +22,19 @@ InterpretedSlots ReadInterpretedSlots(const FrameState& frame, const StackCopy& 
   if (frame.fp < kInterpreterBcpSlot) return {};
   return {copy.Word(frame.fp - kInterpreterMethodSlot).value_or(0),
           copy.Word(frame.fp - kInterpreterBcpSlot).value_or(0)};
+}
+
+// Whether the frame's caller lies past the end of a copy that was cut (the stack went on): a read
+// the frame's own rule needs (its return address, its saved rbp) is beyond the copy.
+bool PastCopy(const FrameState& frame, const std::optional<CodeFacts>& java, const StackCopy& copy) {
+  if (!copy.cut) return false;
+  const uint64_t end = copy.base + copy.bytes.size();
+  uint64_t needed = frame.sp + 8;  // the return address of a frame with nothing pushed
+  if (java && java->kind == CodeKind::kCompiled) needed = frame.sp + java->frame_bytes;
+  if (frame.fp >= frame.sp && (!java || java->kind != CodeKind::kCompiled)) {
+    needed = std::max(needed, frame.fp + 16);  // rbp-based: saved rbp and return address
+  }
+  return needed > end;
 }
 
 }  // namespace
@@ -178,7 +192,9 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
       }
     }
     if (next == nullptr) {
-      return finish(java ? UnwindEnd::kStopped : UnwindEnd::kNativeEnd);
+      return finish(PastCopy(frame, java, copy) ? UnwindEnd::kCopyEnd
+                    : java                      ? UnwindEnd::kStopped
+                                                : UnwindEnd::kNativeEnd);
     }
     frame = *next->caller;
   }

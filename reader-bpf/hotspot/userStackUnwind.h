@@ -83,6 +83,7 @@ enum class UnwindEnd {
   kNativeEnd,     // native code whose caller the frame-pointer chain does not give (e.g. libc)
   kStopped,       // a JIT or interpreter frame whose caller could not be found: frames missing
   kDepthLimited,  // max_frames reached
+  kCopyEnd,       // the caller lies past the end of a copy cut at its size bound: frames missing
 };
 
 // What an interpreted frame says of the method it runs, as read from the copy (zeros: not an

@@ -23,6 +23,7 @@ struct FrameState {
 struct StackCopy {
   uint64_t base = 0;  // the target address of bytes[0]
   std::span<const uint8_t> bytes;
+  bool cut = false;  // the copy ended at its size bound, not at the stack's top: more lies above
 
   // The 8 bytes at `address` if the copy holds all of them.
   std::optional<uint64_t> Word(uint64_t address) const {

@@ -52,7 +52,7 @@ class StackFixture {
     ASSERT_LE(address - kBase + 8, bytes_.size());
     std::memcpy(bytes_.data() + (address - kBase), &value, 8);
   }
-  StackCopy copy() const { return {kBase, bytes_}; }
+  StackCopy copy(bool cut = false) const { return {kBase, bytes_, cut}; }
 
  private:
   std::vector<uint8_t> bytes_;
@@ -229,6 +229,27 @@ TEST(UserStackUnwind, DepthLimit) {
   const UnwoundStack u = UnwindUserStack({kMidNm + 0x30, sp, 0}, s.copy(), code, 127);
   EXPECT_EQ(u.pcs.size(), 127u);
   EXPECT_EQ(u.end, UnwindEnd::kDepthLimited);
+}
+
+// A stack deeper than its copy: a walk that reaches the end of a copy cut at its size bound says
+// so (the summary's stacks_copy_cut=); the same end in a copy that reached the stack's top is a
+// stop (garbage, not truncation).
+TEST(UserStackUnwind, CopyCutAtItsBound) {
+  StackFixture s(4096);
+  for (uint64_t i = 0; i < 4096 / 32; i++) {
+    s.Put(kBase + 32 * i + 24, kMidNm + 0x30);
+    s.Put(kBase + 32 * i + 16, 0);
+  }
+  FakeCode code;
+  UnwoundStack u = UnwindUserStack({kMidNm + 0x30, kBase, 0}, s.copy(/*cut=*/true), code, 1000);
+  EXPECT_EQ(u.pcs.size(), 4096u / 32 + 1);
+  EXPECT_EQ(u.end, UnwindEnd::kCopyEnd);
+  u = UnwindUserStack({kMidNm + 0x30, kBase, 0}, s.copy(/*cut=*/false), code, 1000);
+  EXPECT_EQ(u.end, UnwindEnd::kStopped);
+  // A caller not found for another reason, within the copy, is no cut.
+  s.Put(kBase + 24, 0xbad);
+  u = UnwindUserStack({kMidNm + 0x30, kBase, 0}, s.copy(/*cut=*/true), code, 1000);
+  EXPECT_EQ(u.end, UnwindEnd::kStopped);
 }
 
 // A yielded virtual thread's bottom thawed frame returns into the return barrier (a frameless
