@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "hotspot/userStackUnwind.h"
 #include "hotspot/vmStructs.h"
+#include "target/nativeFrames.h"
 #include "target/procMaps.h"
 #include "target/processMemory.h"
 
@@ -86,6 +87,12 @@ class CodeCacheView final : public CodeLookup {
   // blobs: the epilogue rules after their frame-complete offset, kUnknown before it.
   FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts) override;
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes_; }
+  // Native frames by their files' CFI (`frames` outlives the view; null: frame pointers only).
+  void set_native_frames(NativeFrames* frames) { native_frames_ = frames; }
+  std::optional<FrameState> NativeCfiCaller(const FrameState& frame, uint64_t at,
+                                            const StackCopy& copy) override {
+    return native_frames_ != nullptr ? native_frames_->Caller(frame, at, copy) : std::nullopt;
+  }
 
   uint64_t lookups() const { return lookups_; }
 
@@ -106,6 +113,7 @@ class CodeCacheView final : public CodeLookup {
   uint64_t interpreter_high_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> native_;  // executable file mappings, sorted
   std::optional<uint64_t> entry_bytes_;                // sizeof(ContinuationEntry), aligned to 16
+  NativeFrames* native_frames_ = nullptr;
   uint64_t lookups_ = 0;
 };
 

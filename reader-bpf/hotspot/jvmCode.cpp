@@ -21,6 +21,8 @@ absl::StatusOr<std::unique_ptr<JvmCode>> JvmCode::Open(const TargetProcess& targ
       CodeCacheView::Open(*code->memory_, *vm, *maps);
   if (!cache.ok()) return cache.status();
   code->code_cache_ = *std::move(cache);
+  code->native_frames_ = std::make_unique<NativeFrames>(target.dir(), *maps);
+  code->code_cache_->set_native_frames(code->native_frames_.get());
   absl::StatusOr<MethodLayout> methods = MethodLayout::From(*vm);
   if (!methods.ok()) {
     code->missing_ = methods.status();

@@ -32,7 +32,8 @@ class JvmCode {
   const absl::Status& missing() const { return missing_; }
 
  private:
-  std::unique_ptr<MemoryReader> memory_;  // read by the three below
+  std::unique_ptr<MemoryReader> memory_;         // read by the three below
+  std::unique_ptr<NativeFrames> native_frames_;  // read by code_cache_
   std::unique_ptr<CodeCacheView> code_cache_;
   std::unique_ptr<MethodNames> methods_;
   std::unique_ptr<NmethodScopes> inlined_;

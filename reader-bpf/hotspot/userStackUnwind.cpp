@@ -26,7 +26,8 @@ InterpretedSlots ReadInterpretedSlots(const FrameState& frame, const StackCopy& 
 
 // Whether the frame's caller lies past the end of a copy that was cut (the stack went on): a read
 // the frame's own rule needs (its return address, its saved rbp) is beyond the copy.
-bool PastCopy(const FrameState& frame, const std::optional<CodeFacts>& java, const StackCopy& copy) {
+bool PastCopy(const FrameState& frame, const std::optional<CodeFacts>& java,
+              const StackCopy& copy) {
   if (!copy.cut) return false;
   const uint64_t end = copy.base + copy.bytes.size();
   uint64_t needed = frame.sp + 8;  // the return address of a frame with nothing pushed
@@ -43,8 +44,9 @@ FrameBuilt CodeLookup::InterruptedFrame(uint64_t /*pc*/, const CodeFacts& /*fact
   return FrameBuilt::kUnknown;
 }
 
-std::optional<FrameState> CodeLookup::NativeStep(const FrameState& frame, const StackCopy& copy) {
-  return FramePointerCaller(frame, copy);
+std::optional<FrameState> CodeLookup::NativeCfiCaller(const FrameState& /*frame*/, uint64_t /*at*/,
+                                                      const StackCopy& /*copy*/) {
+  return std::nullopt;
 }
 
 std::optional<FrameState> CompiledCaller(const FrameState& frame, uint64_t frame_bytes,
@@ -171,12 +173,19 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
           break;
       }
     } else if (code.NativeCode(at)) {
-      if (!innermost && frame.fp == 0) {  // the ABI's outermost frame: rbp cleared
+      // Call-frame information describes every instruction, the interrupted one too: where the
+      // file has it, it alone is used. Without it, the frame-pointer chain, and for the
+      // interrupted frame the frameless layouts.
+      const std::optional<FrameState> by_cfi = code.NativeCfiCaller(frame, at, copy);
+      if (by_cfi) {
+        candidates = {Candidate{by_cfi}};
+      } else if (!innermost && frame.fp == 0) {  // the ABI's outermost frame: rbp cleared
         return finish(UnwindEnd::kRoot);
+      } else {
+        candidates = {Candidate{FramePointerCaller(frame, copy)},
+                      Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
+                      Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
       }
-      candidates = {Candidate{code.NativeStep(frame, copy)},
-                    Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
-                    Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false}};
     } else {
       return finish(UnwindEnd::kStopped);  // a pc in no code known: nothing to unwind by
     }

@@ -15,7 +15,8 @@
 //     thread's bottom thawed frame returns into it) sits on the ContinuationEntry that
 //     Continuation.enterSpecial keeps below its rbp: where rbp does not lead on, rbp = sp + the
 //     entry's size is tried;
-//   - native code (libjvm, libc, JNI libraries): the frame-pointer chain (CodeLookup::NativeStep).
+//   - native code (libjvm, libc, JNI libraries): the file's call-frame information where it has
+//     it (CodeLookup::NativeCfiCaller, target/nativeFrames.h), else the frame-pointer chain.
 // The interrupted frame alone may be caught in a prologue or epilogue, where the frame is not (or
 // no longer) built: for a compiled frame the code at the pc says how much is built
 // (CodeLookup::InterruptedFrame, frameConstruction.h), and a frame it does not describe ends the
@@ -58,9 +59,11 @@ class CodeLookup {
   virtual std::optional<CodeFacts> JavaCode(uint64_t pc) = 0;
   // `pc` lies in an executable file mapping (native code).
   virtual bool NativeCode(uint64_t pc) = 0;
-  // The caller of a native frame; nullopt where the walk cannot go on. The frame-pointer rule by
-  // default.
-  virtual std::optional<FrameState> NativeStep(const FrameState& frame, const StackCopy& copy);
+  // The caller of a native frame by its file's call-frame information (`at`: the address looked
+  // up, pc - 1 for a return address); nullopt where there is none (the frame-pointer rule is
+  // used then). None by default.
+  virtual std::optional<FrameState> NativeCfiCaller(const FrameState& frame, uint64_t at,
+                                                    const StackCopy& copy);
   // How much of the frame of the compiled code blob holding `pc` is built with `pc` interrupted
   // (frameConstruction.h); kUnknown by default: the walk stops at such a frame.
   virtual FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts);

@@ -6,7 +6,8 @@ inlined chain, megamorphic call site, lambdas and streams, a JNI call, recursion
 that park and resume on other carriers). For each, async-profiler (its library loaded through the
 attach socket with jattach, `event=cpu`) and `vtctx-reader profile --format folded` sample the
 same window. Both profiles are folded to root-to-leaf Java method sequences, from the workload's
-loop (StackWorkloads.run) down, native and kernel frames left out:
+loop (StackWorkloads.run) down, native and kernel frames left out but for the "native" workload's
+own C functions (vtctx_burn_*, built without frame pointers: --stack-natives):
   - async-profiler: the samples of carrier threads (ForkJoinPool-*) with a mounted virtual thread
     (jdk.internal.vm.Continuation.run in the stack);
   - vtctx-reader: the samples under a workload's context (each of its virtual threads publishes
@@ -17,6 +18,7 @@ same share of the CPU, not sample by sample.
 
   asyncProfilerCompareTest.py --reader R --java J --agent libvtctx.so --classes DIR
       --async-profiler libasyncProfiler.so [--frame-pointers on|off] [--xint] [--workloads W,...]
+      [--stack-natives libvtctx_stack_natives.so]   (needed by the "native" workload)
 """
 import collections
 import os
@@ -34,9 +36,13 @@ VTCTX_JAVA = re.compile(r"^(?:[\w.$\[\]/<>]+ )?([\w.$/]+)\.([\w$<>]+)\(.*\)$")
 # A Java frame as async-profiler names it: "pkg/Class.method".
 AP_JAVA = re.compile(r"^([\w/$]+(?:\.0x[0-9a-f]+)?)\.([\w$<>]+)$")
 HIDDEN_CLASS = re.compile(r"(\$\$Lambda)[./]0x[0-9a-f]+")
+# The "native" workload's C functions: both profilers name them by their symbols.
+NATIVE_BURN = re.compile(r"^vtctx_burn_\w+$")
 
 
 def java_name(frame, pattern):
+    if NATIVE_BURN.match(frame):
+        return frame
     if "::" in frame or frame.startswith("["):
         return None
     m = pattern.match(frame)
@@ -106,6 +112,7 @@ def main():
     parser.add_argument("--millis", type=int, default=4000)
     parser.add_argument("--hz", type=int, default=199)
     parser.add_argument("--min-overlap", type=float, default=0.90)
+    parser.add_argument("--stack-natives", help="tests/reader/jvm/native/stackNatives.c, built")
     args = parser.parse_args()
     require_root()
     workloads = args.workloads.split(",")
@@ -113,6 +120,8 @@ def main():
                  else "-XX:-PreserveFramePointer"]
     if args.xint:
         jvm_flags += ["-Xint", "-Dwarmup=50"]
+    if args.stack_natives:
+        jvm_flags.append(f"-Dvtctx.stackNatives={args.stack_natives}")
     results = []
     with tempfile.TemporaryDirectory(prefix="vtctx-apcmp-") as work:
         os.chmod(work, 0o755)

@@ -17,7 +17,9 @@ import java.util.zip.Deflater;
  *   <li>streams: IntStream with lambdas (JDK frames between ours);
  *   <li>jni: Deflater.deflate (a JNI call into the JDK's libzip) under Java frames;
  *   <li>recursion: fib, 20 deep;
- *   <li>parking: bursts of work between LockSupport.parkNanos calls (hops carriers).
+ *   <li>parking: bursts of work between LockSupport.parkNanos calls (hops carriers);
+ *   <li>native: nativeBurn, a JNI call into a chain of C functions built without frame pointers
+ *       (the library -Dvtctx.stackNatives names, tests/reader/jvm/native/stackNatives.c).
  * </ul>
  *
  * <p>Every virtual thread publishes the context trace_id = 776f726b6c6f6164 %016x(workload index),
@@ -103,6 +105,9 @@ public final class StackWorkloads {
     return deflater.deflate(out);
   }
 
+  /** tests/reader/jvm/native/stackNatives.c: native code without frame pointers. */
+  static native long nativeBurn(long x);
+
   static long fib(int n) {
     return n < 2 ? n : fib(n - 1) + fib(n - 2);
   }
@@ -127,6 +132,8 @@ public final class StackWorkloads {
         return deflate(deflater, in, out);
       case "recursion":
         return fib(20);
+      case "native":
+        return nativeBurn(x);
       case "parking":
         long sum = 0;
         for (int i = 0; i < 16; i++) sum += inlined(x + i) + megamorphic(x + i);
@@ -185,6 +192,8 @@ public final class StackWorkloads {
     final int threads = Integer.parseInt(args[1]);
     final long millis = Long.parseLong(args[2]);
     final long warmup = Long.parseLong(System.getProperty("warmup", "3000"));
+    final String natives = System.getProperty("vtctx.stackNatives");
+    if (natives != null) System.load(natives);
     TargetProtocol.requireAgent("StackWorkloads");
     TargetProtocol protocol = new TargetProtocol();
     for (int w = 0; w < workloads.length; w++) {

@@ -38,8 +38,14 @@ class FakeCode final : public CodeLookup {
   FrameBuilt InterruptedFrame(uint64_t /*pc*/, const CodeFacts& /*facts*/) override {
     return built;
   }
+  std::optional<FrameState> NativeCfiCaller(const FrameState& /*frame*/, uint64_t at,
+                                            const StackCopy& /*copy*/) override {
+    auto it = cfi.find(at);
+    return it != cfi.end() ? std::optional<FrameState>(it->second) : std::nullopt;
+  }
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes; }
   std::optional<uint64_t> entry_bytes;
+  std::map<uint64_t, FrameState> cfi;     // native frames with call-frame information, by lookup pc
   FrameBuilt built = FrameBuilt::kWhole;  // what the code at an interrupted compiled pc says
 };
 
@@ -203,6 +209,25 @@ TEST(UserStackUnwind, StopsAndSaysWhy) {
   EXPECT_EQ(u.end, UnwindEnd::kNativeEnd);
   u = UnwindUserStack({0x1000, sp, 0}, s.copy(), code, 127);  // the pc is no code
   EXPECT_EQ(u.end, UnwindEnd::kStopped);
+}
+
+// A native frame its file's CFI describes is unwound by it alone: an rbp of 0 there is a value
+// (code without frame pointers uses rbp as a register), not the ABI's end of the stack; without
+// CFI the same frame ends the walk.
+TEST(UserStackUnwind, NativeFramesByCallFrameInformation) {
+  StackFixture s;
+  const uint64_t sp = kBase + 0x100;  // compiled frame of 32 bytes returning into libjvm
+  s.Put(sp + 24, kLibjvm + 0x200);
+  s.Put(sp + 16, 0);  // rbp 0
+  FakeCode code;
+  UnwoundStack u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
+  EXPECT_EQ(u.pcs, (std::vector<uint64_t>{kMidNm + 0x20, kLibjvm + 0x200}));
+  EXPECT_EQ(u.end, UnwindEnd::kRoot);
+  code.cfi[kLibjvm + 0x1ff] = FrameState{kMidNm + 0x90, sp + 96, 0};  // looked up at the call
+  s.Put(sp + 96 + 24, 0);  // the compiled caller's return address: 0 ends the walk
+  u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
+  EXPECT_EQ(u.pcs, (std::vector<uint64_t>{kMidNm + 0x20, kLibjvm + 0x200, kMidNm + 0x90}));
+  EXPECT_EQ(u.end, UnwindEnd::kRoot);
 }
 
 // A frame-pointer chain that points at itself or backwards never makes a step: sp must rise.
