@@ -199,6 +199,22 @@ std::optional<CodeFacts> CodeCacheView::JavaCode(uint64_t pc) {
   return facts;
 }
 
+std::optional<std::string> CodeCacheView::BlobName(uint64_t blob) {
+  if (!layout_.blob_name) return std::nullopt;
+  uint64_t name_address = 0;
+  if (!memory_.Read(blob + *layout_.blob_name, &name_address, sizeof name_address).ok()) {
+    return std::nullopt;
+  }
+  std::array<char, 16> name{};
+  if (!memory_.Read(name_address, name.data(), name.size() - 1).ok()) return std::nullopt;
+  return std::string(name.data());
+}
+
+bool CodeCacheView::ContinuationEnterReturn(uint64_t return_address) {
+  const std::optional<CodeFacts> facts = JavaCode(return_address - 1);
+  return facts && facts->kind == CodeKind::kCompiled && BlobName(facts->blob) == "native nmethod";
+}
+
 std::optional<CodeCacheView::NmethodBounds> CodeCacheView::NmethodAt(const CodeFacts& facts) {
   const CodeCacheLayout& l = layout_;
   if (!l.blob_name || !l.nmethod_stub_offset ||
@@ -207,17 +223,12 @@ std::optional<CodeCacheView::NmethodBounds> CodeCacheView::NmethodAt(const CodeF
   }
   std::array<uint8_t, kMaxFieldOffset + 8> header;
   const uint64_t header_bytes =
-      std::max({*l.blob_name + 8, *l.nmethod_stub_offset + 4, l.blob_size + 4,
-                l.nmethod_entry_offset.value_or(0) + 2, l.nmethod_entry_point.value_or(0) + 8});
+      std::max({*l.nmethod_stub_offset + 4, l.blob_size + 4, l.nmethod_entry_offset.value_or(0) + 2,
+                l.nmethod_entry_point.value_or(0) + 8});
   if (!memory_.Read(facts.blob, header.data(), header_bytes).ok()) return std::nullopt;
-  uint64_t name_address = 0;
-  std::memcpy(&name_address, header.data() + *l.blob_name, sizeof name_address);
   // Java methods' code ("nmethod") and native methods' wrappers ("native nmethod").
-  std::array<char, 16> name{};
-  if (!memory_.Read(name_address, name.data(), name.size() - 1).ok()) return std::nullopt;
-  if (std::strcmp(name.data(), "nmethod") != 0 && std::strcmp(name.data(), "native nmethod") != 0) {
-    return std::nullopt;
-  }
+  const std::optional<std::string> name = BlobName(facts.blob);
+  if (name != "nmethod" && name != "native nmethod") return std::nullopt;
   const int64_t size = ReadInt(header.data(), l.blob_size, false);
   const int64_t stub_offset = ReadInt(header.data(), *l.nmethod_stub_offset, false);
   NmethodBounds bounds;

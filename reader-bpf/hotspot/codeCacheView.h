@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -87,6 +88,8 @@ class CodeCacheView final : public CodeLookup {
   // blobs: the epilogue rules after their frame-complete offset, kUnknown before it.
   FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts) override;
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes_; }
+  // The code blob holding the return address is a native-method wrapper ("native nmethod").
+  bool ContinuationEnterReturn(uint64_t return_address) override;
   // Native frames by their files' CFI (`frames` outlives the view; null: frame pointers only).
   void set_native_frames(NativeFrames* frames) { native_frames_ = frames; }
   std::optional<FrameState> NativeCfiCaller(const FrameState& frame, uint64_t at,
@@ -105,6 +108,8 @@ class CodeCacheView final : public CodeLookup {
     uint64_t stubs = 0;
   };
   std::optional<NmethodBounds> NmethodAt(const CodeFacts& facts);
+  // The blob's CodeBlob::_name (at most 15 characters); nullopt: not readable.
+  std::optional<std::string> BlobName(uint64_t blob);
 
   MemoryReader& memory_;
   const CodeCacheLayout layout_;

@@ -38,7 +38,31 @@ bool PastCopy(const FrameState& frame, const std::optional<CodeFacts>& java,
   return needed > end;
 }
 
+// The caller of the continuation return barrier: Continuation.enterSpecial's frame, whose rbp
+// lies the ContinuationEntry's size above the barrier's sp. Where the JVM does not name that size
+// (Java 21's VMStructs have no ContinuationEntry), each 16-byte-aligned size up to
+// kMaxContinuationEntryBytes is tried and only a return into enterSpecial's own code
+// (CodeLookup::ContinuationEnterReturn) is taken: the entry's fields (oops, counts, stack
+// pointers) are never code, so no smaller size passes.
+constexpr uint64_t kMaxContinuationEntryBytes = 128;
+
+std::optional<FrameState> BarrierCaller(const FrameState& frame, const StackCopy& copy,
+                                        CodeLookup& code) {
+  if (const std::optional<uint64_t> bytes = code.ContinuationEntryBytes()) {
+    if (frame.sp + *bytes <= frame.sp) return std::nullopt;
+    return FramePointerCaller({frame.pc, frame.sp, frame.sp + *bytes}, copy);
+  }
+  for (uint64_t bytes = 16; bytes <= kMaxContinuationEntryBytes; bytes += 16) {
+    std::optional<FrameState> caller =
+        FramePointerCaller({frame.pc, frame.sp, frame.sp + bytes}, copy);
+    if (caller && code.ContinuationEnterReturn(caller->pc)) return caller;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool CodeLookup::ContinuationEnterReturn(uint64_t /*return_address*/) { return false; }
 
 FrameBuilt CodeLookup::InterruptedFrame(uint64_t /*pc*/, const CodeFacts& /*facts*/) {
   return FrameBuilt::kUnknown;
@@ -124,7 +148,6 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
     const uint64_t at = innermost ? frame.pc : frame.pc - 1;
     const std::optional<CodeFacts> java = code.JavaCode(at);
     std::array<Candidate, 4> candidates{};
-    const std::optional<uint64_t> entry_bytes = code.ContinuationEntryBytes();
     if (java) {
       switch (java->kind) {
         case CodeKind::kInterpreter:
@@ -162,14 +185,11 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
           }
           break;
         case CodeKind::kFrameless:
-          candidates = {Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
-                        Candidate{FramePointerCaller(frame, copy), !innermost},
-                        Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false},
-                        Candidate{!innermost && entry_bytes && frame.sp + *entry_bytes > frame.sp
-                                      ? FramePointerCaller(
-                                            {frame.pc, frame.sp, frame.sp + *entry_bytes}, copy)
-                                      : std::nullopt,
-                                  false}};
+          candidates = {
+              Candidate{innermost ? FramelessCaller(frame, copy) : std::nullopt, false},
+              Candidate{FramePointerCaller(frame, copy), !innermost},
+              Candidate{innermost ? PushedFpCaller(frame, copy) : std::nullopt, false},
+              Candidate{innermost ? std::nullopt : BarrierCaller(frame, copy, code), false}};
           break;
       }
     } else if (code.NativeCode(at)) {

@@ -44,7 +44,11 @@ class FakeCode final : public CodeLookup {
     return it != cfi.end() ? std::optional<FrameState>(it->second) : std::nullopt;
   }
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes; }
+  bool ContinuationEnterReturn(uint64_t return_address) override {
+    return return_address == enter_special_return;
+  }
   std::optional<uint64_t> entry_bytes;
+  uint64_t enter_special_return = 0;
   std::map<uint64_t, FrameState> cfi;     // native frames with call-frame information, by lookup pc
   FrameBuilt built = FrameBuilt::kWhole;  // what the code at an interrupted compiled pc says
 };
@@ -296,6 +300,19 @@ TEST(UserStackUnwind, ContinuationReturnBarrier) {
   u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
   ASSERT_GE(u.pcs.size(), 3u);
   EXPECT_EQ(u.pcs[2], kMidNm + 0x90);
+  // Java 21 names no ContinuationEntry size: the size whose return address is enterSpecial's code
+  // is found; a code address at another size (here one an entry field could never hold) is not
+  // taken for it.
+  code.entry_bytes.reset();
+  s.Put(entry + 16 + 8, kMidNm + 0x70);
+  code.enter_special_return = kMidNm + 0x90;
+  u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
+  ASSERT_GE(u.pcs.size(), 3u);
+  EXPECT_EQ(u.pcs[2], kMidNm + 0x90);
+  code.enter_special_return = 0;  // no return into enterSpecial anywhere: stopped
+  u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
+  EXPECT_EQ(u.pcs.size(), 2u);
+  EXPECT_EQ(u.end, UnwindEnd::kStopped);
 }
 
 TEST(StackCopy, ReadsOnlyInside) {
