@@ -32,9 +32,9 @@ The profiler's perf_event entry program (native_tracer_entry) tail-calls its unw
 kernel's run statistics wrap the whole run of the program a perf event invokes
 (__bpf_prog_run), and tail calls jump inside it, so the entry program's run_time_ns holds the
 tail-called programs' time and their own counters stay 0 (checked: the script sums every
-perf_event program of the profiler and prints which ones ran). Needs root;
-kernel.bpf_stats_enabled is set to 1 for the run and restored. Not a test: it asserts nothing, it
-prints numbers.
+perf_event program of the profiler and prints which ones ran). Needs root and bpftool (the
+programs' names); kernel.bpf_stats_enabled is set to 1 for the run and restored. Not a test: it
+asserts nothing, it prints numbers.
 """
 import json
 import os
