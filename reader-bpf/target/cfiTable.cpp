@@ -14,12 +14,27 @@ constexpr uint64_t kRegRbp = 6;  // DWARF x86_64 register numbers
 constexpr uint64_t kRegRsp = 7;
 constexpr uint64_t kRegRa = 16;
 constexpr size_t kMaxRememberDepth = 16;
+// Offsets and alignment factors beyond these describe no real frame: offsets are clamped to them
+// (MakeRow then leaves such a row undescribed) and CIEs with larger factors are refused, so that
+// no product overflows.
+constexpr int64_t kMaxOffset = int64_t{1} << 31;
+constexpr int64_t kMaxAlign = 1024;
+
+int64_t Clamp(int64_t v) { return std::clamp(v, -kMaxOffset, kMaxOffset); }
+int64_t ClampU(uint64_t v) {
+  return v > static_cast<uint64_t>(kMaxOffset) ? kMaxOffset : static_cast<int64_t>(v);
+}
 
 // A bounded cursor over the section: every read checks the end; a failed read sets `bad`.
 class Cursor {
  public:
   Cursor(std::span<const uint8_t> bytes, size_t pos, size_t end)
-      : bytes_(bytes), pos_(pos), end_(std::min(end, bytes.size())) {}
+      : bytes_(bytes), pos_(pos), end_(std::min(end, bytes.size())) {
+    if (pos_ > end_) {  // a range that ends before it starts reads nothing
+      pos_ = end_;
+      bad_ = true;
+    }
+  }
   bool bad() const { return bad_; }
   bool done() const { return bad_ || pos_ >= end_; }
   size_t pos() const { return pos_; }
@@ -53,7 +68,7 @@ class Cursor {
     return 0;
   }
   int64_t Sleb() {
-    int64_t v = 0;
+    uint64_t u = 0;
     int shift = 0;
     uint64_t b = 0;
     do {
@@ -63,11 +78,11 @@ class Cursor {
       }
       b = Fixed(1);
       if (bad_) return 0;
-      v |= static_cast<int64_t>(b & 0x7f) << shift;
+      u |= (b & 0x7f) << shift;
       shift += 7;
     } while (b & 0x80);
-    if (shift < 64 && (b & 0x40)) v |= -(int64_t{1} << shift);
-    return v;
+    if (shift < 64 && (b & 0x40)) u |= ~uint64_t{0} << shift;  // sign-extend
+    return static_cast<int64_t>(u);
   }
   std::string CString() {
     std::string s;
@@ -212,7 +227,10 @@ absl::StatusOr<Cie> ParseCie(std::span<const uint8_t> bytes, size_t start, size_
   } else if (!augmentation.empty() && augmentation != "eh") {
     return absl::InvalidArgumentError("CIE augmentation not known");
   }
-  if (c.bad() || cie.code_align == 0) return absl::InvalidArgumentError("malformed CIE");
+  if (c.bad() || cie.code_align == 0 || cie.code_align > static_cast<uint64_t>(kMaxAlign) ||
+      cie.data_align < -kMaxAlign || cie.data_align > kMaxAlign) {
+    return absl::InvalidArgumentError("malformed CIE");
+  }
   cie.instructions = c.pos();
   cie.end = end;
   return cie;
@@ -265,7 +283,7 @@ bool RunProgram(std::span<const uint8_t> bytes, size_t start, size_t end, const 
         emit(loc + low * cie.code_align);
         continue;   // advance_loc
       case 0x80: {  // offset
-        const int64_t off = static_cast<int64_t>(c.Uleb()) * cie.data_align;
+        const int64_t off = ClampU(c.Uleb()) * cie.data_align;
         set_register(low, true, false, off);
         continue;
       }
@@ -292,7 +310,7 @@ bool RunProgram(std::span<const uint8_t> bytes, size_t start, size_t end, const 
         break;
       case 0x05: {  // offset_extended
         const uint64_t reg = c.Uleb();
-        set_register(reg, true, false, static_cast<int64_t>(c.Uleb()) * cie.data_align);
+        set_register(reg, true, false, ClampU(c.Uleb()) * cie.data_align);
         break;
       }
       case 0x06:
@@ -327,14 +345,14 @@ bool RunProgram(std::span<const uint8_t> bytes, size_t start, size_t end, const 
         break;
       case 0x0c: {  // def_cfa
         def_cfa_register(c.Uleb());
-        state.cfa_offset = static_cast<int64_t>(c.Uleb());
+        state.cfa_offset = ClampU(c.Uleb());
         break;
       }
       case 0x0d:
         def_cfa_register(c.Uleb());
         break;
       case 0x0e:
-        state.cfa_offset = static_cast<int64_t>(c.Uleb());
+        state.cfa_offset = ClampU(c.Uleb());
         break;
       case 0x0f:  // def_cfa_expression: not described
         c.Skip(c.Uleb());
@@ -349,16 +367,16 @@ bool RunProgram(std::span<const uint8_t> bytes, size_t start, size_t end, const 
       }
       case 0x11: {  // offset_extended_sf
         const uint64_t reg = c.Uleb();
-        set_register(reg, true, false, c.Sleb() * cie.data_align);
+        set_register(reg, true, false, Clamp(c.Sleb()) * cie.data_align);
         break;
       }
       case 0x12: {  // def_cfa_sf
         def_cfa_register(c.Uleb());
-        state.cfa_offset = c.Sleb() * cie.data_align;
+        state.cfa_offset = Clamp(c.Sleb()) * cie.data_align;
         break;
       }
       case 0x13:
-        state.cfa_offset = c.Sleb() * cie.data_align;
+        state.cfa_offset = Clamp(c.Sleb()) * cie.data_align;
         break;      // def_cfa_offset_sf
       case 0x14:    // val_offset
       case 0x15: {  // val_offset_sf
@@ -375,7 +393,7 @@ bool RunProgram(std::span<const uint8_t> bytes, size_t start, size_t end, const 
         break;      // GNU_args_size
       case 0x2f: {  // GNU_negative_offset_extended
         const uint64_t reg = c.Uleb();
-        set_register(reg, true, false, -static_cast<int64_t>(c.Uleb()) * cie.data_align);
+        set_register(reg, true, false, -ClampU(c.Uleb()) * cie.data_align);
         break;
       }
       default:
