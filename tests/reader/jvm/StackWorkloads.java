@@ -136,7 +136,7 @@ public final class StackWorkloads {
         return nativeBurn(x);
       case "parking":
         long sum = 0;
-        for (int i = 0; i < 16; i++) sum += inlined(x + i) + megamorphic(x + i);
+        for (int i = 0; i < 64; i++) sum += inlined(x + i) + megamorphic(x + i);
         LockSupport.parkNanos(100_000);
         return sum;
       default:
