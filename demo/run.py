@@ -81,8 +81,8 @@ class LineCounter:
 def start_service(args, out, children):
     java = os.path.join(args.java_home, "bin", "java")
     agent = f"-agentpath:{args.agent}" + (f"={args.agent_options}" if args.agent_options else "")
+    # No -XX:+PreserveFramePointer: as services run (the reader unwinds copies of the stacks).
     argv = [java, agent,
-            "-XX:+PreserveFramePointer",  # user stacks: the kernel walks frame pointers
             f"-Djava.library.path={args.native_dir}", "--enable-native-access=ALL-UNNAMED",
             "-Dotel.service.name=notes-demo", "-Dotel.traces.exporter=none",
             "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",

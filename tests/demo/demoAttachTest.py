@@ -69,7 +69,7 @@ def run_case(args, contained, children):
     os.makedirs(out, exist_ok=True)
     log_path = os.path.join(out, "requests.jsonl")
     java = os.path.join(args.java_home, "bin", "java")
-    argv = [java, "-XX:+PreserveFramePointer", f"-Djava.library.path={args.native_dir}",
+    argv = [java, f"-Djava.library.path={args.native_dir}",
             "--enable-native-access=ALL-UNNAMED", "-Dotel.service.name=notes-attach",
             "-Dotel.traces.exporter=none", "-Dotel.metrics.exporter=none",
             "-Dotel.logs.exporter=none", "-cp", args.classpath, "io.vtctx.demo.NotesService",
