@@ -210,11 +210,6 @@ std::optional<std::string> CodeCacheView::BlobName(uint64_t blob) {
   return std::string(name.data());
 }
 
-bool CodeCacheView::ContinuationEnterReturn(uint64_t return_address) {
-  const std::optional<CodeFacts> facts = JavaCode(return_address - 1);
-  return facts && facts->kind == CodeKind::kCompiled && BlobName(facts->blob) == "native nmethod";
-}
-
 std::optional<CodeCacheView::NmethodBounds> CodeCacheView::NmethodAt(const CodeFacts& facts) {
   const CodeCacheLayout& l = layout_;
   if (!l.blob_name || !l.nmethod_stub_offset ||

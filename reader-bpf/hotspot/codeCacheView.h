@@ -88,8 +88,6 @@ class CodeCacheView final : public CodeLookup {
   // blobs: the epilogue rules after their frame-complete offset, kUnknown before it.
   FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts) override;
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes_; }
-  // The code blob holding the return address is a native-method wrapper ("native nmethod").
-  bool ContinuationEnterReturn(uint64_t return_address) override;
   // Native frames by their files' CFI (`frames` outlives the view; null: frame pointers only).
   void set_native_frames(NativeFrames* frames) { native_frames_ = frames; }
   std::optional<FrameState> NativeCfiCaller(const FrameState& frame, uint64_t at,

@@ -39,11 +39,11 @@ bool PastCopy(const FrameState& frame, const std::optional<CodeFacts>& java,
 }
 
 // The caller of the continuation return barrier: Continuation.enterSpecial's frame, whose rbp
-// lies the ContinuationEntry's size above the barrier's sp. Where the JVM does not name that size
-// (Java 21's VMStructs have no ContinuationEntry), each 16-byte-aligned size up to
-// kMaxContinuationEntryBytes is tried and only a return into enterSpecial's own code
-// (CodeLookup::ContinuationEnterReturn) is taken: the entry's fields (oops, counts, stack
-// pointers) are never code, so no smaller size passes.
+// lies the ContinuationEntry's size above the barrier's sp, its return address into its caller,
+// Continuation.run (Java code). Where the JVM does not name that size (Java 21's VMStructs have no
+// ContinuationEntry), the smallest 16-byte-aligned size up to kMaxContinuationEntryBytes whose
+// return address is Java code (compiled or interpreted, not a stub) is taken: the entry's fields
+// (oops, counts, pointers into the stack) are never code.
 constexpr uint64_t kMaxContinuationEntryBytes = 128;
 
 std::optional<FrameState> BarrierCaller(const FrameState& frame, const StackCopy& copy,
@@ -55,14 +55,14 @@ std::optional<FrameState> BarrierCaller(const FrameState& frame, const StackCopy
   for (uint64_t bytes = 16; bytes <= kMaxContinuationEntryBytes; bytes += 16) {
     std::optional<FrameState> caller =
         FramePointerCaller({frame.pc, frame.sp, frame.sp + bytes}, copy);
-    if (caller && code.ContinuationEnterReturn(caller->pc)) return caller;
+    if (!caller || caller->pc == 0) continue;
+    const std::optional<CodeFacts> java = code.JavaCode(caller->pc - 1);
+    if (java && java->kind != CodeKind::kFrameless) return caller;
   }
   return std::nullopt;
 }
 
 }  // namespace
-
-bool CodeLookup::ContinuationEnterReturn(uint64_t /*return_address*/) { return false; }
 
 FrameBuilt CodeLookup::InterruptedFrame(uint64_t /*pc*/, const CodeFacts& /*facts*/) {
   return FrameBuilt::kUnknown;

@@ -14,8 +14,8 @@
 //     stub into Java), its frame is rbp-based; the continuation return barrier (a yielded virtual
 //     thread's bottom thawed frame returns into it) sits on the ContinuationEntry that
 //     Continuation.enterSpecial keeps below its rbp: where rbp does not lead on, rbp = sp + the
-//     entry's size is tried (Java 21, which does not name that size: the size whose return
-//     address is enterSpecial's code);
+//     entry's size is tried (Java 21, which does not name that size: the smallest size whose
+//     return address is Java code, enterSpecial's caller);
 //   - native code (libjvm, libc, JNI libraries): the file's call-frame information where it has
 //     it (CodeLookup::NativeCfiCaller, target/nativeFrames.h), else the frame-pointer chain.
 // The interrupted frame alone may be caught in a prologue or epilogue, where the frame is not (or
@@ -68,9 +68,6 @@ class CodeLookup {
   // How much of the frame of the compiled code blob holding `pc` is built with `pc` interrupted
   // (frameConstruction.h); kUnknown by default: the walk stops at such a frame.
   virtual FrameBuilt InterruptedFrame(uint64_t pc, const CodeFacts& facts);
-  // `return_address` returns into Continuation.enterSpecial's code (a native-method wrapper,
-  // "native nmethod"): checks a ContinuationEntry size found by search. False by default.
-  virtual bool ContinuationEnterReturn(uint64_t return_address);
   // sizeof(ContinuationEntry) aligned to 16 (its size on the stack); nullopt: not known.
   virtual std::optional<uint64_t> ContinuationEntryBytes() { return std::nullopt; }
 };

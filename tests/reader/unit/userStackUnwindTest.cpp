@@ -44,11 +44,7 @@ class FakeCode final : public CodeLookup {
     return it != cfi.end() ? std::optional<FrameState>(it->second) : std::nullopt;
   }
   std::optional<uint64_t> ContinuationEntryBytes() override { return entry_bytes; }
-  bool ContinuationEnterReturn(uint64_t return_address) override {
-    return return_address == enter_special_return;
-  }
   std::optional<uint64_t> entry_bytes;
-  uint64_t enter_special_return = 0;
   std::map<uint64_t, FrameState> cfi;     // native frames with call-frame information, by lookup pc
   FrameBuilt built = FrameBuilt::kWhole;  // what the code at an interrupted compiled pc says
 };
@@ -293,23 +289,21 @@ TEST(UserStackUnwind, ContinuationReturnBarrier) {
   s.Put(entry + 48, kBase + 0x400);   // enterSpecial's saved rbp
   s.Put(entry + 56, kMidNm + 0x90);   // the return into Continuation.run
   FakeCode code;
+  code.entry_bytes = 48;  // JDK 25: sizeof(ContinuationEntry) from VMStructs
   UnwoundStack u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
-  EXPECT_EQ(u.pcs, (std::vector<uint64_t>{kMidNm + 0x20, kCallStub + 0x80}));
-  EXPECT_EQ(u.end, UnwindEnd::kStopped);  // without the entry's size: stopped, and said
-  code.entry_bytes = 48;
-  u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
   ASSERT_GE(u.pcs.size(), 3u);
   EXPECT_EQ(u.pcs[2], kMidNm + 0x90);
-  // Java 21 names no ContinuationEntry size: the size whose return address is enterSpecial's code
-  // is found; a code address at another size (here one an entry field could never hold) is not
-  // taken for it.
+  // Java 21 names no ContinuationEntry size: the smallest size whose return address is Java code
+  // is enterSpecial's. The entry's fields are pointers into the stack, oops and counts, never
+  // code; a stub's address (not Java) is not taken either.
   code.entry_bytes.reset();
-  s.Put(entry + 16 + 8, kMidNm + 0x70);
-  code.enter_special_return = kMidNm + 0x90;
+  s.Put(entry + 8, kBase + 0x700);      // a pointer into the stack
+  s.Put(entry + 24, 0x6a0000000);       // an oop
+  s.Put(entry + 40, kCallStub + 0x10);  // a stub: not Java code
   u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
   ASSERT_GE(u.pcs.size(), 3u);
   EXPECT_EQ(u.pcs[2], kMidNm + 0x90);
-  code.enter_special_return = 0;  // no return into enterSpecial anywhere: stopped
+  s.Put(entry + 56, 0x1);  // no Java return address at any size: stopped, and said
   u = UnwindUserStack({kMidNm + 0x20, sp, 0}, s.copy(), code, 127);
   EXPECT_EQ(u.pcs.size(), 2u);
   EXPECT_EQ(u.end, UnwindEnd::kStopped);
