@@ -450,17 +450,20 @@ absl::StatusOr<CfiTable> CfiTable::Parse(std::span<const uint8_t> eh_frame, uint
             budget--;
             table.rows_.push_back(MakeRow(loc, state));
           }
-          CfiRow gap;
-          gap.pc = pc_begin + pc_range;
-          ends.push_back(gap);
+          if (budget > 0) {  // the end marks count against the bound like rows
+            budget--;
+            CfiRow gap;
+            gap.pc = pc_begin + pc_range;
+            ends.push_back(gap);
+          }
         }
       }
     }
     if (budget == 0) break;
     pos = end;
   }
-  // Each FDE's end, unless another FDE's row starts there: rows first, so a stable sort keeps
-  // the real row after the gap marker at the same pc, and the later one wins below.
+  // Each FDE's end, unless another FDE's row starts there: the end marks first, so a stable sort
+  // keeps a row at the same pc after its mark, and the later one wins below.
   std::vector<CfiRow> all = std::move(ends);
   all.insert(all.end(), table.rows_.begin(), table.rows_.end());
   std::stable_sort(all.begin(), all.end(),

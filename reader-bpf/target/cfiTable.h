@@ -47,7 +47,8 @@ class CfiTable {
   const CfiRow* Find(uint64_t pc) const;
   size_t size() const { return rows_.size(); }
 
-  static constexpr size_t kMaxRows = 8 << 20;
+  // Rows and FDE end marks together (libjvm has ~290k): bounds a hostile file's table to ~50 MB.
+  static constexpr size_t kMaxRows = 2 << 20;
 
  private:
   std::vector<CfiRow> rows_;  // sorted by pc
