@@ -59,12 +59,6 @@ std::string ReadPerfMap(const TargetProcess& target) {
   return text.ok() ? *text : "";
 }
 
-// The kernel's link to the inode a mapping maps: whatever path the process names it by.
-std::string MappedFileLink(const TargetProcess& target, const MappedFile& file) {
-  const Mapping& first = file.mappings.front();
-  return absl::StrFormat("%s/map_files/%x-%x", target.dir(), first.start, first.end);
-}
-
 std::string BaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -125,7 +119,7 @@ const SymbolTable& Symbolizer::FileSymbols(const MappedFile& file) {
   auto& slot = file_symbols_[file.path];
   if (!slot) {
     slot = std::make_unique<SymbolTable>();
-    LoadElfFunctions(MappedFileLink(target_, file), *slot);
+    LoadElfFunctions(MappedFileLink(target_.dir(), file), *slot);
     slot->Finish();
   }
   return *slot;
@@ -196,7 +190,7 @@ uint64_t Symbolizer::FileBias(const MappedFile& file) {
   const std::string key = file.path + "@" + std::to_string(file.mappings.front().start);
   auto bias = file_bias_.find(key);
   if (bias != file_bias_.end()) return bias->second;
-  absl::StatusOr<ElfTlsExport> elf = ReadTlsExportFromFile(MappedFileLink(target_, file), "");
+  absl::StatusOr<ElfTlsExport> elf = ReadTlsExportFromFile(MappedFileLink(target_.dir(), file), "");
   const uint64_t load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
   file_bias_[key] = load_bias;
   return load_bias;

@@ -194,6 +194,34 @@ absl::StatusOr<ElfDynamicSymbols> ParseSymbols(Elf* elf, std::span<const absl::s
   return out;
 }
 
+absl::StatusOr<ElfUnwindTables> ParseUnwindTables(Elf* elf) {
+  ElfTlsExport header;
+  if (absl::Status s = CheckHeader(elf, header); !s.ok()) return s;
+  ElfUnwindTables out;
+  out.loads = std::move(header.loads);
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return ElfError("section names");
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
+    const char* name = elf_strptr(elf, names, sh.sh_name);
+    if (sh.sh_type != SHT_PROGBITS || name == nullptr || std::strcmp(name, ".eh_frame") != 0) {
+      continue;
+    }
+    if (sh.sh_size > kMaxEhFrameBytes) return absl::InvalidArgumentError(".eh_frame too large");
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || data->d_buf == nullptr || data->d_size != sh.sh_size) {
+      return ElfError(".eh_frame data");
+    }
+    const uint8_t* bytes = static_cast<const uint8_t*>(data->d_buf);
+    out.eh_frame_vaddr = sh.sh_addr;
+    out.eh_frame.assign(bytes, bytes + data->d_size);
+    break;
+  }
+  return out;
+}
+
 absl::StatusOr<ElfInternals> ParseInternals(Elf* elf, std::span<const absl::string_view> names,
                                             uint32_t dtpmod_type) {
   ElfTlsExport header;
@@ -333,6 +361,10 @@ absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromMemory(
 absl::StatusOr<ElfDynamicSymbols> ReadDynamicSymbolsFromFile(
     const std::string& path, std::span<const absl::string_view> names) {
   return ParseFile(path, [&](Elf* elf) { return ParseSymbols(elf, names); });
+}
+
+absl::StatusOr<ElfUnwindTables> ReadUnwindTablesFromFile(const std::string& path) {
+  return ParseFile(path, ParseUnwindTables);
 }
 
 absl::StatusOr<ElfInternals> ReadInternalsFromMemory(std::span<const uint8_t> image,

@@ -97,6 +97,17 @@ struct ElfInternals {
   std::map<std::string, ElfInternalSymbol> symbols;  // the wanted names .symtab defines
   std::optional<uint64_t> own_module_id_got;         // r_offset
 };
+// A module's call-frame information for unwinding its native frames (cfiTable.h): its .eh_frame
+// section's bytes (absent: none; at most kMaxEhFrameBytes) and where it is linked, with the load
+// segments that give the module's load bias.
+struct ElfUnwindTables {
+  std::vector<LoadSegment> loads;
+  uint64_t eh_frame_vaddr = 0;
+  std::vector<uint8_t> eh_frame;
+};
+inline constexpr uint64_t kMaxEhFrameBytes = 64 << 20;
+absl::StatusOr<ElfUnwindTables> ReadUnwindTablesFromFile(const std::string& path);
+
 absl::StatusOr<ElfInternals> ReadInternalsFromMemory(std::span<const uint8_t> image,
                                                      std::span<const absl::string_view> names,
                                                      uint32_t dtpmod_type);

@@ -3,7 +3,8 @@
 // every x86_64 ELF carries .eh_frame for exceptions. Each file's table is read the first time a
 // frame in it is unwound, through the kernel's link to the mapped inode (/proc/<pid>/map_files,
 // under the held process's directory: the file the process maps, whatever name it gives it, never
-// a path resolved in the reader's view), a regular file only, its .eh_frame at most 64 MiB.
+// a path resolved in the reader's view), a regular file only, its .eh_frame at most 64 MiB
+// (elfSymbols.h ReadUnwindTablesFromFile).
 #ifndef VTCTX_READER_NATIVE_FRAMES_H_
 #define VTCTX_READER_NATIVE_FRAMES_H_
 

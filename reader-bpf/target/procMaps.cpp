@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "target/boundedFile.h"
 #include "target/errnoStatus.h"
@@ -122,6 +123,11 @@ std::optional<uint64_t> LoadBias(const MappedFile& file, const std::vector<LoadS
     }
   }
   return std::nullopt;
+}
+
+std::string MappedFileLink(absl::string_view proc_dir, const MappedFile& file) {
+  const Mapping& first = file.mappings.front();
+  return absl::StrFormat("%s/map_files/%x-%x", proc_dir, first.start, first.end);
 }
 
 }  // namespace vtctx::reader

@@ -50,6 +50,10 @@ struct MappedFile {
 
 std::vector<MappedFile> GroupMappedFiles(const std::vector<Mapping>& maps);
 
+// The kernel's link to the inode `file` maps, under the process directory `proc_dir`
+// (<proc_dir>/map_files/<start>-<end>): the file the process maps, whatever path it names it by.
+std::string MappedFileLink(absl::string_view proc_dir, const MappedFile& file);
+
 // Load bias (runtime address minus link-time address) of `file`, from the first mapping that
 // holds a PT_LOAD segment's first page. nullopt if no mapping matches a segment.
 std::optional<uint64_t> LoadBias(const MappedFile& file, const std::vector<LoadSegment>& loads);
