@@ -98,17 +98,21 @@ static __always_inline bool vtctx_identity_confirmed(const volatile struct vtctx
                                                      const struct vtctx_context* ctx,
                                                      const struct vtctx_identity_hit* hit) {
   struct vtctx_index_entry entry = {};
-  __u64 table = 0, oop = 0;
+  __u64 table = 0, oop = 0, id = 0;
 
   if (ctx->status != VTCTX_CTX_OK) return true; /* nothing read to confirm */
   if (vtctx_read_u64(&table, r->index + VTCTX_INDEX_OFFSET_TABLE) || table != hit->table)
     return false;
   if (bpf_probe_read_user(&entry, sizeof(entry), (const void*)hit->entry)) return false;
   if (entry.thread_id != hit->thread_id || entry.record != ctx->record) return false;
-  if (r->kind == VTCTX_IDENTITY_VTHREAD_OOP) {
-    if (vtctx_read_u64(&oop, hit->handle) || oop != hit->oop) return false;
-  }
-  return true;
+  if (r->kind != VTCTX_IDENTITY_VTHREAD_OOP) return true;
+  if (vtctx_read_u64(&oop, hit->handle) || oop == 0) return false;
+  if (oop == hit->oop) return true;
+  /* The handle moved: another thread mounted, or a GC moved the Thread object (its id read at the
+   * old address may be another object's after a sliding compaction). The record is the mounted
+   * thread's only if the object the handle names now has the id used: ids are never reused. */
+  if (vtctx_read_u64(&id, oop + r->tid_offset)) return false;
+  return id == hit->thread_id;
 }
 
 /* The context of the code the current task runs, on the channel user space chose. */

@@ -69,7 +69,11 @@ bool ConfirmIdentity(const vtctx_identity_recipe& recipe, const IdentityFollow& 
   }
   if (recipe.kind != VTCTX_IDENTITY_VTHREAD_OOP) return true;
   absl::StatusOr<uint64_t> oop = memory.ReadU64(follow.handle);
-  return oop.ok() && *oop == follow.oop;
+  if (!oop.ok() || *oop == 0) return false;
+  if (*oop == follow.oop) return true;
+  // As commands/identityRead.bpf.h: a moved handle is confirmed by the id of the object it names.
+  absl::StatusOr<uint64_t> id = memory.ReadU64(*oop + recipe.tid_offset);
+  return id.ok() && *id == follow.java_thread_id;
 }
 
 }  // namespace vtctx::reader

@@ -15,8 +15,9 @@
  *                        handle = *(u64 *)(thread + vthread_offset)  JavaThread::_vthread
  * (OopHandle) oop = *(u64 *)handle; id = *(s64 *)(oop + tid_offset) record = the thread index's
  * entry for id (vtctx/threadIndex.h, header at `index`) and, after every read of the record, the
- * confirmation: the index still maps id to the record (and, for VTHREAD_OOP, *handle is still oop:
- * the object was not moved under the read).
+ * confirmation: the index still maps id to the record (and, for VTHREAD_OOP, *handle is still oop,
+ * or names an object with the same id: a GC that moved the Thread object under the read is not a
+ * change of thread; an id read at an address another object has slid into is refused).
  */
 #ifndef VTCTX_READER_IDENTITY_SLOT_H_
 #define VTCTX_READER_IDENTITY_SLOT_H_
