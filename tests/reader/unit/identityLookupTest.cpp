@@ -2,11 +2,10 @@
 // it out: the mounted thread's record, and the confirmation after the record's reads, which must
 // refuse a record that stopped being the mounted thread's and keep one whose Thread object a GC
 // only moved (JDK 21-23's _vthread oop).
-#include "target/identityLookup.h"
-
 #include <gtest/gtest.h>
 
 #include "fakeMemory.h"
+#include "target/identityLookup.h"
 #include "vtctx/threadIndex.h"
 
 namespace vtctx::reader {
