@@ -6,8 +6,9 @@
 // lock: the header stays at one address for the life of the process; a table is rebuilt into a
 // new mapping (load at most a half, tombstones included; at most VTCTX_INDEX_MAX_PROBE entries
 // from an entry's home) and published with one store to header.table, after which the old one
-// is unmapped (a reader still in it faults in a probe-read, or sees the table pointer change:
-// either way it reads no context, never another thread's). Tables shrink again when threads end,
+// is unmapped (a reader still in it faults in a probe-read and reads no context, or sees the
+// table pointer change and looks the thread up again in the new table: never another thread's
+// record, vtctx/threadIndexLookup.h). Tables shrink again when threads end,
 // so memory follows the live publishing threads, not every thread that ever published.
 #ifndef VTCTX_TLS_PUBLISH_THREAD_INDEX_WRITER_H_
 #define VTCTX_TLS_PUBLISH_THREAD_INDEX_WRITER_H_

@@ -101,10 +101,18 @@ static __always_inline bool vtctx_identity_confirmed(const volatile struct vtctx
   __u64 table = 0, oop = 0, id = 0;
 
   if (ctx->status != VTCTX_CTX_OK) return true; /* nothing read to confirm */
-  if (vtctx_read_u64(&table, r->index + VTCTX_INDEX_OFFSET_TABLE) || table != hit->table)
-    return false;
-  if (bpf_probe_read_user(&entry, sizeof(entry), (const void*)hit->entry)) return false;
-  if (entry.thread_id != hit->thread_id || entry.record != ctx->record) return false;
+  if (vtctx_read_u64(&table, r->index + VTCTX_INDEX_OFFSET_TABLE)) return false;
+  if (table == hit->table) {
+    if (bpf_probe_read_user(&entry, sizeof(entry), (const void*)hit->entry)) return false;
+    if (entry.thread_id != hit->thread_id || entry.record != ctx->record) return false;
+  } else {
+    /* A rebuild published a new table (threads came or went): the thread is looked up again.
+     * Its entry is removed only when it ends and its id never comes back, so the same record
+     * under its id is still its own (vtctx/threadIndexLookup.h: ConfirmIndexHit). */
+    struct vtctx_identity_hit again = *hit;
+    __u64 record = 0;
+    if (vtctx_index_find(r, &again, &record) != VTCTX_CTX_OK || record != ctx->record) return false;
+  }
   if (r->kind != VTCTX_IDENTITY_VTHREAD_OOP) return true;
   if (vtctx_read_u64(&oop, hit->handle) || oop == 0) return false;
   if (oop == hit->oop) return true;

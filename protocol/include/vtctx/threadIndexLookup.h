@@ -90,17 +90,26 @@ IndexHit FindInIndex(Read&& read, uint64_t header_address, uint64_t thread_id) {
   return hit;
 }
 
-// After reading the record `hit` found: true if the index still maps the thread to it (same
-// table, same entry), i.e. what was read between the two is the thread's.
+// After reading the record `hit` found: true if the index still maps the thread to it, i.e. what
+// was read between the two is the thread's. In the same table, the entry must be unchanged; after
+// a rebuild (a new table: the writer publishes one whenever threads come and go), the thread is
+// looked up again in the new one. A thread's entry is removed only when it ends and its id is never
+// entered again, so the same record under the same id is the thread's still.
 template <typename Read>
 bool ConfirmIndexHit(Read&& read, uint64_t header_address, uint64_t thread_id,
                      const IndexHit& hit) {
   uint64_t table = 0;
   vtctx_index_entry entry{};
-  return hit.outcome == IndexOutcome::kFound &&
-         read(header_address + VTCTX_INDEX_OFFSET_TABLE, &table, sizeof table) &&
-         table == hit.table && read(hit.entry, &entry, sizeof entry) &&
-         entry.thread_id == thread_id && entry.record == hit.record;
+  if (hit.outcome != IndexOutcome::kFound ||
+      !read(header_address + VTCTX_INDEX_OFFSET_TABLE, &table, sizeof table)) {
+    return false;
+  }
+  if (table == hit.table) {
+    return read(hit.entry, &entry, sizeof entry) && entry.thread_id == thread_id &&
+           entry.record == hit.record;
+  }
+  const IndexHit again = FindInIndex(read, header_address, thread_id);
+  return again.outcome == IndexOutcome::kFound && again.record == hit.record;
 }
 
 }  // namespace vtctx::protocol

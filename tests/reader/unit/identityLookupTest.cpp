@@ -1,7 +1,7 @@
 // The identity recipe followed on fake memory laid out as HotSpot and the agent's thread index lay
 // it out: the mounted thread's record, and the confirmation after the record's reads, which must
 // refuse a record that stopped being the mounted thread's and keep one whose Thread object a GC
-// only moved (JDK 21-23's _vthread oop).
+// only moved (JDK 21-23's _vthread oop) or whose index entry a rebuild only copied.
 #include <gtest/gtest.h>
 
 #include "fakeMemory.h"
@@ -57,11 +57,19 @@ class IdentityLookup : public ::testing::Test {
     PutEntry(kOtherThreadId, kOtherRecord);
   }
 
-  void PutEntry(uint64_t id, uint64_t record) {
-    const uint64_t home = vtctx_index_home(id, kShift);
+  // At the entry where a lookup of `home_of` starts.
+  void PutEntry(uint64_t id, uint64_t record, uint64_t table = kTable, uint64_t home_of = 0) {
+    const uint64_t home = vtctx_index_home(home_of != 0 ? home_of : id, kShift);
     vtctx_index_entry entry{id, record};
-    mem_.Put(kTable + VTCTX_INDEX_TABLE_HEADER_SIZE + home * VTCTX_INDEX_ENTRY_SIZE, &entry,
+    mem_.Put(table + VTCTX_INDEX_TABLE_HEADER_SIZE + home * VTCTX_INDEX_ENTRY_SIZE, &entry,
              sizeof entry);
+  }
+
+  // The writer's rebuild: a new table at `table`, published with one store to header.table.
+  void PublishTable(uint64_t table) {
+    vtctx_index_table_header head{1024, kShift, 2};
+    mem_.Put(table, &head, sizeof head);
+    mem_.PutU64(kIndex + VTCTX_INDEX_OFFSET_TABLE, table);
   }
 
   // The Thread object of another virtual thread at `at`.
@@ -142,6 +150,31 @@ TEST_F(IdentityLookup, IndexEntryChangedIsRefused) {
   const IdentityFollow follow = FollowIdentity(recipe_, kThreadPointer, mem_);
   ASSERT_EQ(follow.status, VTCTX_CTX_OK);
   PutEntry(kThreadId, kOtherRecord);  // the record went back to the pool and was handed out
+  EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
+}
+
+// Threads came and went between the reads and the writer rebuilt the index (the failure
+// reader.jvm_vthreads_identity_java21 once showed in CI: a marker read as "changed"): the new
+// table still maps the thread to its record.
+TEST_F(IdentityLookup, IndexRebuiltWithTheSameEntryIsStillTheThreadsRecord) {
+  const IdentityFollow follow = FollowIdentity(recipe_, kThreadPointer, mem_);
+  ASSERT_EQ(follow.status, VTCTX_CTX_OK);
+  constexpr uint64_t kNewTable = 0x64000;
+  PublishTable(kNewTable);
+  PutEntry(kThreadId, kRecord, kNewTable);
+  EXPECT_TRUE(ConfirmIdentity(recipe_, follow, mem_));
+}
+
+TEST_F(IdentityLookup, IndexRebuiltWithoutTheThreadOrWithAnotherRecordIsRefused) {
+  const IdentityFollow follow = FollowIdentity(recipe_, kThreadPointer, mem_);
+  ASSERT_EQ(follow.status, VTCTX_CTX_OK);
+  constexpr uint64_t kNewTable = 0x64000;
+  PublishTable(kNewTable);  // the thread ended: its home entry is empty
+  PutEntry(VTCTX_INDEX_EMPTY, 0, kNewTable, kThreadId);
+  EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
+  PutEntry(kThreadId, kOtherRecord, kNewTable);
+  EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
+  mem_.PutU64(kIndex + VTCTX_INDEX_OFFSET_TABLE, 0x98000);  // an unreadable table
   EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
 }
 
