@@ -36,6 +36,24 @@ bool SocketReady(const std::string& path, uid_t owner) {
   return lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == owner;
 }
 
+// HotSpot binds its socket under another name and renames it to SocketPath: in a sticky /tmp it
+// cannot replace a file of another user (root's stale socket of an earlier process with this pid,
+// or one a third user planted), so its listener would never start. Said at once, before any
+// SIGQUIT, instead of waiting out the timeout.
+absl::Status SocketPathTaken(const std::string& path, pid_t pid, uid_t owner) {
+  struct stat st {};
+  struct stat tmp {};
+  if (owner == 0 || lstat(path.c_str(), &st) != 0 || st.st_uid == owner) return absl::OkStatus();
+  if (lstat("/tmp", &tmp) != 0 || (tmp.st_mode & S_ISVTX) == 0 || tmp.st_uid == owner) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "%s (in pid %d's view) belongs to uid %u, not to the JVM's uid %u: HotSpot cannot create "
+      "its attach socket there (a stale socket of an earlier process with this pid, or planted); "
+      "remove that file, then retry",
+      path, pid, st.st_uid, owner));
+}
+
 // Sends SIGQUIT to the held process (by pidfd: never to a process that reused the pid).
 bool SendQuit(const ViewSession& session) {
 #ifdef SYS_pidfd_send_signal
@@ -83,6 +101,7 @@ absl::StatusOr<std::string> StartListener(ViewSession& session, pid_t pid, pid_t
                                           double timeout_s) {
   const std::string socket = SocketPath(nspid);
   if (SocketReady(socket, session.uid())) return std::string("up");
+  if (absl::Status taken = SocketPathTaken(socket, pid, session.uid()); !taken.ok()) return taken;
   bool created = false;
   const std::string trigger = CreateTrigger(session, nspid, &created);
   if (trigger.empty()) {

@@ -19,6 +19,8 @@
     an endless reply (bounded), a forged "active" report with escape bytes (exit 8, escaped);
     --timeout 1e9 (refused as a usage error).
   - reader_killed: the reader killed with SIGKILL mid-attach leaves no file in the JVM's /tmp.
+  - socket_squatter: a third user's file at the JVM's attach socket path: exit 8 at once naming
+    it (not a wait for a listener that cannot start), no SIGQUIT; the attach works once it is gone.
   - attach_off_no_perfdata: -XX:+DisableAttachMechanism -XX:-UsePerfData: exit 7 and no thread
     dump in the service's output (no SIGQUIT sent).
 
@@ -436,6 +438,33 @@ def reader_killed(args):
         stop_jvm(jvm)
 
 
+def socket_squatter(args):
+    """A third user's file where the JVM's attach socket goes (/tmp/.java_pid<pid>, sticky /tmp:
+    the JVM cannot replace it; root's stale socket of an earlier process with the pid does the
+    same): the attach says so at once, sends no SIGQUIT, and works once the file is gone."""
+    jvm, out, _, pid = start_jvm(args, preexec_fn=as_user(NOBODY), cwd="/")
+    squat = f"/tmp/.java_pid{pid}"
+    try:
+        p = subprocess.run(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}",
+                            "--clear-groups", "touch", squat])
+        check(p.returncode == 0, f"could not plant {squat}")
+        start = time.monotonic()
+        rc, text = attach(args, pid, timeout=60)
+        took = time.monotonic() - start
+        check(rc == 8 and squat in text and f"uid {ATTACKER}" in text and took < 5,
+              f"squatted socket path: exit {rc} after {took:.1f} s: {text}")
+        check(not any("Full thread dump" in l for l in out.all),
+              "SIGQUIT was sent: the JVM printed a thread dump")
+        os.unlink(squat)
+        rc, text = attach(args, pid, timeout=60)
+        check(rc == 0 and "libvtctx" in maps_of(pid), f"after the file was removed: exit {rc}: "
+                                                      f"{text}")
+    finally:
+        if os.path.lexists(squat) and os.lstat(squat).st_uid == ATTACKER:
+            os.unlink(squat)
+        stop_jvm(jvm)
+
+
 def attach_off_no_perfdata(args):
     jvm, out, _, pid = start_jvm(args, "-XX:+DisableAttachMechanism", "-XX:-UsePerfData")
     try:
@@ -451,7 +480,8 @@ def main():
     args = root_test_args("reader", "java", "jcmd", "agent", "classes", "fake-writer")
     only = os.environ.get("HOSTILE_ONLY", "")
     for case in (socket_symlink, foreign_writer, planted_copy, report_swap, huge_perfdata,
-                 symlinked_tmp, fake_jvm, reader_killed, attach_off_no_perfdata):
+                 symlinked_tmp, fake_jvm, reader_killed, socket_squatter,
+                 attach_off_no_perfdata):
         if only and case.__name__ not in only.split(","):
             continue
         print(f"--- {case.__name__}", flush=True)

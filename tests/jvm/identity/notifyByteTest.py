@@ -55,8 +55,9 @@ def run(java, jcmd, agent, classes, probe_dir, label, startup_options=None,
         check(done.startswith("PUBLISHED"), f"{label}: the shim published ({done})")
         return notify_byte(pid)
     finally:
-        jvm.proc.kill()
-        jvm.proc.wait()
+        # SIGTERM: HotSpot removes its attach socket when it exits; one a SIGKILL leaves behind,
+        # root's, would keep a later JVM with this pid and another uid from starting its listener.
+        jvm.stop()
 
 
 def main():

@@ -2,6 +2,8 @@
 setpriv: a driver killed by ctest's timeout leaves no JVM behind), their output read line by line
 with every wait bounded by a deadline that fails the test."""
 import json
+import os
+import stat
 import subprocess
 
 from vtctxtest.checks import fail
@@ -43,6 +45,21 @@ def stop_jvm(jvm):
         jvm.wait()
 
 
+def clear_stale_attach_socket(pid):
+    """Test hygiene on a shared machine: a socket at /tmp/.java_pid<pid> of another user than the
+    JVM's was left by an earlier process with this pid (a JVM killed by SIGKILL keeps its socket).
+    In a sticky /tmp this JVM cannot replace it, so its attach listener could not start (the reader
+    says so: reader.hostile_target's socket_squatter). Removed, and said."""
+    path = f"/tmp/.java_pid{pid}"
+    try:
+        st, jvm_uid = os.lstat(path), os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return
+    if stat.S_ISSOCK(st.st_mode) and st.st_uid != jvm_uid:
+        os.unlink(path)
+        print(f"removed {path} of uid {st.st_uid}: an earlier process's with this pid")
+
+
 class JvmTarget:
     """A test JVM (or another target with the same protocol): commands on stdin, one per line,
     ending with "quit"; stdout read by `out` (a LineReader echoing "jvm: " lines); with
@@ -64,7 +81,10 @@ class JvmTarget:
 
     def ready_pid(self, timeout=120, what="JVM ready"):
         """The pid in the target's {"event":"ready","pid":P} line (IdleTarget and the like)."""
-        return self.wait_json(lambda l: '"ready"' in l, timeout, what)["pid"]
+        pid = self.wait_json(lambda l: '"ready"' in l, timeout, what)["pid"]
+        if pid == self.pid:
+            clear_stale_attach_socket(pid)
+        return pid
 
     def send(self, line):
         self.proc.stdin.write(line + "\n")
