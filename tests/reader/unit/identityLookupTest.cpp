@@ -75,6 +75,13 @@ class IdentityLookup : public ::testing::Test {
   // The Thread object of another virtual thread at `at`.
   void PutThreadObject(uint64_t at, uint64_t id) { mem_.PutU64(at + recipe_.tid_offset, id); }
 
+  // The confirmation of `follow` once _vthread's handle names a Thread object with `id` at `at`.
+  bool ConfirmedAfterHandleMoved(const IdentityFollow& follow, uint64_t at, uint64_t id) {
+    PutThreadObject(at, id);
+    mem_.PutU64(kHandle, at);
+    return ConfirmIdentity(recipe_, follow, mem_);
+  }
+
   vtctx_identity_recipe recipe_ = Recipe(VTCTX_IDENTITY_VTHREAD_OOP);
   FakeMemory mem_;
 };
@@ -101,23 +108,19 @@ TEST_F(IdentityLookup, NoJavaThreadWithoutTheJvmsJniTable) {
   EXPECT_EQ(FollowIdentity(recipe_, kThreadPointer, mem_).status, VTCTX_CTX_NO_JAVA_THREAD);
 }
 
-// A GC moved the Thread object between the reads (the failure correctness.run.quick's
-// identity-stress-java21 once counted): the handle names the copy, which has the same id.
+// A GC moved the Thread object between the reads: the handle names the copy, which has the same
+// id (the old rule, "the handle still names the same oop", refused it).
 TEST_F(IdentityLookup, ThreadObjectMovedByGcIsStillTheMountedThread) {
   const IdentityFollow follow = FollowIdentity(recipe_, kThreadPointer, mem_);
   ASSERT_EQ(follow.status, VTCTX_CTX_OK);
-  PutThreadObject(kMovedThreadObject, kThreadId);
-  mem_.PutU64(kHandle, kMovedThreadObject);
-  EXPECT_TRUE(ConfirmIdentity(recipe_, follow, mem_));
+  EXPECT_TRUE(ConfirmedAfterHandleMoved(follow, kMovedThreadObject, kThreadId));
 }
 
 // Another virtual thread mounted between the reads.
 TEST_F(IdentityLookup, AnotherThreadMountedIsRefused) {
   const IdentityFollow follow = FollowIdentity(recipe_, kThreadPointer, mem_);
   ASSERT_EQ(follow.status, VTCTX_CTX_OK);
-  PutThreadObject(0x48000, kOtherThreadId);
-  mem_.PutU64(kHandle, 0x48000);
-  EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
+  EXPECT_FALSE(ConfirmedAfterHandleMoved(follow, 0x48000, kOtherThreadId));
 }
 
 // A sliding compaction updated the handle before moving the object: the new address still holds
@@ -127,9 +130,7 @@ TEST_F(IdentityLookup, HandleNamingAnObjectNotMovedYetIsRefused) {
   ASSERT_EQ(follow.status, VTCTX_CTX_OK);
   mem_.PutU64(kHandle, 0x90000);  // unreadable
   EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
-  PutThreadObject(kMovedThreadObject, 0x0123456789);
-  mem_.PutU64(kHandle, kMovedThreadObject);
-  EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
+  EXPECT_FALSE(ConfirmedAfterHandleMoved(follow, kMovedThreadObject, 0x0123456789));
   mem_.PutU64(kHandle, 0);  // unmounted
   EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
 }
@@ -141,9 +142,7 @@ TEST_F(IdentityLookup, IdReadWhereAnotherObjectSlidInIsRefused) {
   const IdentityFollow follow = FollowIdentity(recipe_, kThreadPointer, mem_);
   ASSERT_EQ(follow.status, VTCTX_CTX_OK);
   ASSERT_EQ(follow.record, kOtherRecord);
-  PutThreadObject(kMovedThreadObject, kThreadId);
-  mem_.PutU64(kHandle, kMovedThreadObject);
-  EXPECT_FALSE(ConfirmIdentity(recipe_, follow, mem_));
+  EXPECT_FALSE(ConfirmedAfterHandleMoved(follow, kMovedThreadObject, kThreadId));
 }
 
 TEST_F(IdentityLookup, IndexEntryChangedIsRefused) {
