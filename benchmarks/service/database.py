@@ -5,12 +5,14 @@ with the orders the service reads. Debian's PostgreSQL (scripts/install-deps.sh 
 PostgreSQL refuses to run as root: as root, the cluster belongs to and runs as the `postgres`
 user that Debian's package creates; otherwise as the calling user.
 """
+import atexit
 import glob
 import os
 import pwd
 import shutil
 import socket
 import subprocess
+import tempfile
 
 from processes import ProcessError
 
@@ -76,11 +78,18 @@ class Database:
         return r.stdout
 
     def start(self):
-        data, sockets = os.path.join(self.dir, "data"), os.path.join(self.dir, "sockets")
         shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        cluster = self.dir
+        if self.run_as:
+            # The postgres user may not reach the output directory (a checkout in a private, 0700
+            # directory): the cluster lives in a directory of its own under /var/tmp.
+            cluster = tempfile.mkdtemp(prefix="vtctx-bench-pg-", dir="/var/tmp")
+            atexit.register(shutil.rmtree, cluster, ignore_errors=True)
+        data, sockets = os.path.join(cluster, "data"), os.path.join(cluster, "sockets")
         os.makedirs(sockets)
         if self.run_as:
-            for d in (self.dir, sockets):
+            for d in (cluster, sockets):
                 os.chown(d, self.uid, self.gid)
         self._run([os.path.join(self.bin, "initdb"), "-D", data, "-U", USER, "--auth=trust",
                    "-E", "UTF8", "--locale=C", "--no-sync"], "initdb")

@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 
-from vtctxtest import JvmTarget, check, root_test_args, run_reader, stop_jvm
+from vtctxtest import JvmTarget, check, readable_by_all, root_test_args, run_reader, stop_jvm
 from vtctxtest.privateTmp import private_tmp_argv
 
 NOBODY = 65534
@@ -478,6 +478,7 @@ def attach_off_no_perfdata(args):
 
 def main():
     args = root_test_args("reader", "java", "jcmd", "agent", "classes", "fake-writer")
+    args.classes = readable_by_all(args.classes)  # its JVMs run as nobody
     only = os.environ.get("HOSTILE_ONLY", "")
     for case in (socket_symlink, foreign_writer, planted_copy, report_swap, huge_perfdata,
                  symlinked_tmp, fake_jvm, reader_killed, socket_squatter,

@@ -22,7 +22,7 @@ import signal
 import subprocess
 import tempfile
 
-from vtctxtest import JvmTarget, check, root_test_args, run_reader, stop_jvm
+from vtctxtest import JvmTarget, check, readable_by_all, root_test_args, run_reader, stop_jvm
 from vtctxtest.privateTmp import private_tmp_argv
 
 NOBODY = 65534
@@ -113,7 +113,8 @@ def other_user(args):
     def test(pid, out, err):
         check(os.stat(f"/proc/{pid}").st_uid == NOBODY, "the JVM does not run as nobody")
         attached(args.reader, "attach as another user, default agent")(pid, out, err)
-    on_jvm([args.java, "-cp", args.classes, "IdleTarget"], test, cwd="/", preexec_fn=as_nobody)
+    on_jvm([args.java, "-cp", readable_by_all(args.classes), "IdleTarget"], test, cwd="/",
+           preexec_fn=as_nobody)
 
 
 def java21(args):
@@ -181,8 +182,11 @@ def errors(args):
         sleeper.kill()
         sleeper.wait()
 
+    unprivileged_reader = readable_by_all(r)
+
     def unprivileged(pid, _, __):
-        proc = subprocess.run([r, "attach", "--pid", str(pid)], capture_output=True, text=True,
+        proc = subprocess.run([unprivileged_reader, "attach", "--pid", str(pid)],
+                              capture_output=True, text=True,
                               timeout=60, preexec_fn=lambda: (os.setgid(NOBODY), os.setuid(NOBODY)))
         print(f"unprivileged reader: exit {proc.returncode}: {proc.stderr.strip()}")
         check(proc.returncode == 4 and "no permission" in proc.stderr,

@@ -14,4 +14,5 @@ from vtctxtest.checks import (SKIP, check, fail, json_lines, require_root,  # no
                               required_args_parser, root_test_args)
 from vtctxtest.reader import (StreamingReader, attached_reader,  # noqa: F401
                               markers_under_syscalls, run_markers, run_reader, summary_fields)
-from vtctxtest.targets import JvmTarget, LineReader, start_target, stop_jvm  # noqa: F401
+from vtctxtest.targets import (JvmTarget, LineReader, readable_by_all, start_target,  # noqa: F401
+                               stop_jvm)

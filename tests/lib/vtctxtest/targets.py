@@ -1,10 +1,13 @@
 """Target processes of a test: started so that they die with the driver (PR_SET_PDEATHSIG through
 setpriv: a driver killed by ctest's timeout leaves no JVM behind), their output read line by line
 with every wait bounded by a deadline that fails the test."""
+import atexit
 import json
 import os
+import shutil
 import stat
 import subprocess
+import tempfile
 
 from vtctxtest.checks import fail
 from vtctxtest.processes import LineStream, ProcessError
@@ -43,6 +46,27 @@ def stop_jvm(jvm):
     except (BrokenPipeError, subprocess.TimeoutExpired):
         jvm.kill()
         jvm.wait()
+
+
+def readable_by_all(path):
+    """A copy of the file or directory at `path` that every user can read (and run, where it is
+    executable), in a new 0755 directory under /var/tmp removed when the driver exits. A build tree
+    inside a private (0700) checkout is out of reach of the other users a test runs as."""
+    copy = tempfile.mkdtemp(prefix="vtctx-shared-", dir="/var/tmp")
+    atexit.register(shutil.rmtree, copy, ignore_errors=True)
+    os.chmod(copy, 0o755)
+    target = os.path.join(copy, os.path.basename(path.rstrip("/")))
+    if os.path.isdir(path):
+        shutil.copytree(path, target)
+    else:
+        shutil.copy2(path, target)
+    for root, dirs, files in os.walk(copy):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            file = os.path.join(root, name)
+            os.chmod(file, 0o755 if os.stat(file).st_mode & 0o100 else 0o644)
+    return target
 
 
 def clear_stale_attach_socket(pid):
