@@ -19,6 +19,20 @@ jobject SystemClassLoader(JNIEnv* jni) {
   return loader;
 }
 
+jobject DefiningLoader(JNIEnv* jni, jclass klass) {
+  jclass class_class = jni->FindClass("java/lang/Class");
+  jmethodID get_loader =
+      class_class ? jni->GetMethodID(class_class, "getClassLoader", "()Ljava/lang/ClassLoader;")
+                  : nullptr;
+  jobject loader = get_loader ? jni->CallObjectMethod(klass, get_loader) : nullptr;
+  if (jni->ExceptionCheck()) {
+    jni->ExceptionClear();
+    loader = nullptr;
+  }
+  if (class_class != nullptr) jni->DeleteLocalRef(class_class);
+  return loader;
+}
+
 jclass ClassForName(JNIEnv* jni, const char* name, bool initialize, jobject loader) {
   jclass class_class = jni->FindClass("java/lang/Class");
   jmethodID for_name =

@@ -12,6 +12,9 @@ namespace vtctx {
 // ClassLoader.getSystemClassLoader() (a local reference), or null.
 jobject SystemClassLoader(JNIEnv* jni);
 
+// klass.getClassLoader() (a local reference), or null for the boot loader or on failure.
+jobject DefiningLoader(JNIEnv* jni, jclass klass);
+
 // Class.forName(name, initialize, loader) (a local reference), or null if `loader` resolves no
 // such class.
 jclass ClassForName(JNIEnv* jni, const char* name, bool initialize, jobject loader);

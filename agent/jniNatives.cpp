@@ -20,6 +20,7 @@
 #include "io_vtctx_internal_AgentNatives.h"
 #include "shimCaller.h"
 #include "stats.h"
+#include "statusBlock.h"
 #include "threadAttributes.h"
 
 extern "C" {
@@ -43,7 +44,9 @@ JNIEXPORT jobject JNICALL Java_io_vtctx_internal_AgentNatives_currentRecordBuffe
   if (!vtctx::CalledByShim(vtctx::Agent().jvmti, jni, natives, "currentRecordBuffer")) {
     return nullptr;
   }
-  return vtctx::CallingThreadRecord(jni).view;
+  jobject view = vtctx::CallingThreadRecord(jni).view;
+  if (view != nullptr) vtctx::CountPublishingThread();
+  return view;
 }
 
 JNIEXPORT jint JNICALL Java_io_vtctx_internal_AgentNatives_recordSize(JNIEnv*, jclass) {

@@ -34,8 +34,8 @@ constexpr std::pair<const char*, OnError> kOnErrors[] = {{"continue", OnError::k
                                                          {"abort", OnError::kAbort}};
 constexpr std::pair<const char*, BindAt> kBinds[] = {
     {"mount", BindAt::kFirstMount}, {"start", BindAt::kStart}, {"use", BindAt::kFirstUse}};
-constexpr std::pair<const char*, ShimLoaders> kShimLoaders[] = {{"system", ShimLoaders::kSystem},
-                                                                {"any", ShimLoaders::kAny}};
+constexpr std::pair<const char*, ShimLoaders> kShimLoaders[] = {
+    {"operator", ShimLoaders::kOperator}, {"system", ShimLoaders::kSystem}, {"any", ShimLoaders::kAny}};
 constexpr std::pair<const char*, Channel> kChannels[] = {{"carrier", Channel::kCarrier},
                                                          {"identity", Channel::kIdentity}};
 constexpr std::pair<const char*, Fault> kFaults[] = {{"none", Fault::kNone},

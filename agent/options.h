@@ -25,8 +25,9 @@ enum class BindAt { kFirstMount, kStart, kFirstUse };
 
 // Which copies of the shim's AgentNatives class get the agent's natives (shimNatives.h).
 enum class ShimLoaders {
-  kSystem,  // the one the system class loader defines (class path, or module path)
-  kAny,     // also those of any other class loader
+  kSystem,    // the one the system class loader defines (class path, or module path)
+  kOperator,  // also the one the OpenTelemetry Java agent loads as its extension (shimOrigin.h)
+  kAny,       // also those of any other class loader
 };
 
 // Test-only faults that make the agent deliberately wrong, to prove the harness can fail.
@@ -59,7 +60,7 @@ struct Options {
   std::string service_name;
   // attribute_keys=<k1>|<k2>|...: keys registered at load, in this order (indexes 0, 1, ...).
   std::vector<std::string> attribute_keys;
-  ShimLoaders shim_loaders = ShimLoaders::kSystem;
+  ShimLoaders shim_loaders = ShimLoaders::kOperator;
   // reader_resync=on|off: at late attach, make lazily synchronising profilers notice libvtctx.so
   // (readerResync.h). Ignored at startup. Off by default: it costs CPU a service under a quota
   // pays for.

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "resourceAttributes.h"
+#include "statusBlock.h"
 #include "vtctx/processContextHeader.h"
 #include "vtctx/threadIndex.h"
 #include "vtctx/version.h"
@@ -23,9 +24,18 @@ std::optional<std::string> Environment(const char* name) {
   return std::string(value);
 }
 
+// "0x..." (lowercase hex), as readers parse addresses in the process context.
+std::string HexAddress(const void* address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx",
+                static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(address)));
+  return text;
+}
+
 // Every payload also names the vtctx version that wrote it, how it was loaded and with which
 // options (docs/process-context.md): what `vtctx-reader attach` reports of an active agent.
-// and how readers find a thread's context (the channel and the thread index).
+// and how readers find a thread's context (the channel and the thread index) and the agent's
+// status block (statusBlock.h).
 ProcessContextPublisher::Config PublisherConfig(const char* load, const std::string& options,
                                                 Channel channel, const void* thread_index) {
   ProcessContextPublisher::Config config;
@@ -34,13 +44,13 @@ ProcessContextPublisher::Config PublisherConfig(const char* load, const std::str
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_OPTIONS, options});
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_CHANNEL, ChannelName(channel)});
   if (thread_index != nullptr) {
-    char address[32];
-    std::snprintf(address, sizeof address, "0x%llx",
-                  static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(thread_index)));
-    config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX, address});
+    config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX, HexAddress(thread_index)});
     config.extra_attributes.push_back(
         {VTCTX_PCTX_KEY_VTCTX_IDENTITY_LAYOUT, std::to_string(VTCTX_INDEX_LAYOUT)});
   }
+  config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_STATUS, HexAddress(StatusBlock())});
+  config.extra_attributes.push_back(
+      {VTCTX_PCTX_KEY_VTCTX_STATUS_LAYOUT, std::to_string(VTCTX_STATUS_LAYOUT)});
   return config;
 }
 

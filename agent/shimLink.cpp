@@ -1,97 +1,79 @@
 #include "shimLink.h"
 
+#include <algorithm>
 #include <atomic>
 #include <initializer_list>
+#include <vector>
 
 #include "classLookup.h"
 #include "log.h"
 #include "shimNatives.h"
+#include "shimOrigin.h"
 
 namespace vtctx {
 namespace {
 
-constexpr char kAgentLinkSignature[] = "Lio/vtctx/internal/AgentLink;";
 constexpr char kAgentLinkName[] = "io.vtctx.internal.AgentLink";
+constexpr char kAgentNativesName[] = "io.vtctx.internal.AgentNatives";
 // AgentLink's private static volatile booleans (the fields' names and types are this file's
 // contract with the shim).
 constexpr char kActiveField[] = "active";
 constexpr char kAttributesOffField[] = "attributesOff";
 
-bool Initialized(jvmtiEnv* jvmti, jclass klass) {
-  jint status = 0;
-  return jvmti->GetClassStatus(klass, &status) == JVMTI_ERROR_NONE &&
-         (status & JVMTI_CLASS_STATUS_INITIALIZED) != 0;
-}
-
-bool HasBoundNatives(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
-  jobject loader = nullptr;
-  if (jvmti->GetClassLoader(klass, &loader) != JVMTI_ERROR_NONE) return false;
-  const bool bound = ShimNativesBoundFor(jni, loader);
-  if (loader != nullptr) jni->DeleteLocalRef(loader);
-  return bound;
+void DeleteLocal(JNIEnv* jni, std::initializer_list<jobject> refs) {
+  for (jobject ref : refs) {
+    if (ref != nullptr) jni->DeleteLocalRef(ref);
+  }
 }
 
 bool SetFlag(JNIEnv* jni, jclass agent_link, const char* field) {
-  // An initialized class: GetStaticFieldID runs no initializer (and AgentLink's runs no code).
-  jfieldID active = jni->GetStaticFieldID(agent_link, field, "Z");
-  if (active == nullptr) {
+  // AgentLink's initializer runs no code: GetStaticFieldID may initialize it here.
+  jfieldID flag = jni->GetStaticFieldID(agent_link, field, "Z");
+  if (flag == nullptr) {
     jni->ExceptionClear();  // NoSuchFieldError: a shim of another shape
     return false;
   }
   // Everything the agent set up (its status above all, read by every native) is ordered before a
-  // thread can see active == true: JNI's field store itself is plain.
+  // thread can see the flag: JNI's field store itself is plain.
   std::atomic_thread_fence(std::memory_order_release);
-  jni->SetStaticBooleanField(agent_link, active, JNI_TRUE);
+  jni->SetStaticBooleanField(agent_link, flag, JNI_TRUE);
   return true;
 }
 
-ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, const char* field) {
+// Sets `field` in the AgentLink of every shim of LoadersWithShims whose natives are bound. A shim
+// whose AgentLink is not loaded yet needs nothing: its first probe finds the agent.
+ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders,
+                                const char* field) {
   ShimLinkOutcome outcome;
-  jint count = 0;
-  jclass* classes = nullptr;
-  if (jvmtiError err = jvmti->GetLoadedClasses(&count, &classes); err != JVMTI_ERROR_NONE) {
-    outcome.error = "GetLoadedClasses failed with JVMTI error " + std::to_string(err);
-    return outcome;
-  }
-  for (jint i = 0; i < count; ++i) {
-    if (HasClassSignature(jvmti, classes[i], kAgentLinkSignature) &&
-        Initialized(jvmti, classes[i]) && HasBoundNatives(jvmti, jni, classes[i]) &&
-        SetFlag(jni, classes[i], field)) {
+  std::vector<jclass> told;  // two loaders may resolve the same shim (a loader and its parent)
+  for (jobject loader : LoadersWithShims(jvmti, jni, loaders)) {
+    jclass natives = ClassForName(jni, kAgentNativesName, false, loader);
+    jclass link = natives != nullptr && ShimNativesBound(jni, natives)
+                      ? ClassForName(jni, kAgentLinkName, false, loader)
+                      : nullptr;
+    const bool known = link != nullptr && std::any_of(told.begin(), told.end(), [&](jclass t) {
+      return jni->IsSameObject(t, link);
+    });
+    if (link != nullptr && !known && SetFlag(jni, link, field)) {
       ++outcome.shims;
+      told.push_back(link);
+      link = nullptr;  // kept in `told` until the end
     }
-    jni->DeleteLocalRef(classes[i]);
+    DeleteLocal(jni, {loader, natives, link});
   }
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(classes));
+  for (jclass link : told) jni->DeleteLocalRef(link);
   LogDebug("%d running shims told %s", outcome.shims, field);
-  return outcome;
-}
-
-// Without JVMTI: the system class loader's AgentLink only, initialized here if it is loaded but
-// not yet (its initializer runs no code) and loaded if it is not (a shim on the class path that
-// has not run yet: then its first probe would find the agent anyway).
-ShimLinkOutcome SetInSystemShim(JNIEnv* jni, const char* field) {
-  ShimLinkOutcome outcome;
-  jobject loader = SystemClassLoader(jni);
-  jclass agent_link = loader != nullptr && ShimNativesBoundFor(jni, loader)
-                          ? ClassForName(jni, kAgentLinkName, true, loader)
-                          : nullptr;
-  if (agent_link != nullptr && SetFlag(jni, agent_link, field)) ++outcome.shims;
-  for (jobject ref : {loader, static_cast<jobject>(agent_link)}) {
-    if (ref != nullptr) jni->DeleteLocalRef(ref);
-  }
   return outcome;
 }
 
 }  // namespace
 
-ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni) {
-  return jvmti != nullptr ? SetInBoundShims(jvmti, jni, kActiveField)
-                          : SetInSystemShim(jni, kActiveField);
+ShimLinkOutcome TellShimsAgentActive(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders) {
+  return SetInBoundShims(jvmti, jni, loaders, kActiveField);
 }
 
-ShimLinkOutcome TellShimsAttributesOff(jvmtiEnv* jvmti, JNIEnv* jni) {
-  return jvmti != nullptr ? SetInBoundShims(jvmti, jni, kAttributesOffField)
-                          : SetInSystemShim(jni, kAttributesOffField);
+ShimLinkOutcome TellShimsAttributesOff(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders) {
+  return SetInBoundShims(jvmti, jni, loaders, kAttributesOffField);
 }
 
 }  // namespace vtctx

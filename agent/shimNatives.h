@@ -10,14 +10,12 @@
 //
 // The one symbol the agent exports by name is the bootstrap the shim calls first
 // (io.vtctx.internal.AgentBootstrap.bindAgentNatives, shimBootstrap.cpp): it binds the natives to
-// the AgentNatives class the caller's loader resolves, if the agent serves it. It needs no JVMTI,
-// so both channels bind the same way, whenever the shim first runs. Served is the shim's
-// io.vtctx.internal.AgentNatives as the system class loader defines it: on the class path, or in
-// the module io.vtctx on the module path (whose io.vtctx.internal is neither exported nor opened);
-// both chosen by whoever started the JVM. With shim_loaders=any, also the class of any other loader
-// (an OpenTelemetry Java agent extension, a web application). A late attach binds the system
-// class loader's at once (and, with JVMTI and shim_loaders=any, every one already loaded). Code of
-// other class loaders that declares the class gets UnsatisfiedLinkError.
+// the AgentNatives class the caller's loader resolves, if the agent serves where that copy comes
+// from (shimOrigin.h: by default the class path's or module path's, and the OpenTelemetry Java
+// agent extension's). It needs no JVMTI, so both channels bind the same way, whenever the shim
+// first runs. A late attach binds the served copies that already ran (shimOrigin.h,
+// LoadersWithShims). Code of other class loaders that declares the class gets
+// UnsatisfiedLinkError; each refusal is counted (statusBlock.h) and the first logged.
 #ifndef VTCTX_AGENT_SHIM_NATIVES_H_
 #define VTCTX_AGENT_SHIM_NATIVES_H_
 
@@ -35,17 +33,17 @@ struct ShimBinding {
   std::string error;  // one line when a class the agent serves could not get them
 };
 
-// In Agent_OnAttach (live phase): binds the system class loader's shim (loaded, not initialized,
-// if present) and, with ShimLoaders::kAny and a JVMTI environment, every loaded one.
+// In Agent_OnAttach (live phase): binds the shims of LoadersWithShims that `loaders` serves
+// (loaded through their loader, not initialized); counts the others as refused.
 ShimBinding BindShimNatives(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders);
 
 // The bootstrap's work: `bootstrap` is what the JVM passed as the native's class argument (not
 // trusted to be a class); binds the AgentNatives its loader resolves if it is served.
 void BindShimNativesFor(JNIEnv* jni, jobject bootstrap, ShimLoaders loaders);
 
-// True if the AgentNatives class of `loader` (null: the boot loader) has the natives: only the
-// shims of such loaders may be told that the agent is active (shimLink.h).
-bool ShimNativesBoundFor(JNIEnv* jni, jobject loader);
+// True if `natives` (an AgentNatives class) has the natives: only the shims of such classes may be
+// told that the agent is active (shimLink.h).
+bool ShimNativesBound(JNIEnv* jni, jclass natives);
 
 }  // namespace vtctx
 

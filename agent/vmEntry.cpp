@@ -86,7 +86,7 @@ std::string OpenJvmti(JavaVM* vm, jvmtiEnv** out, MountEventIndexes* indexes) {
 
 // A late attach: binds the natives of the shims the agent serves, then tells those that found no
 // agent earlier: they publish from their threads' next publish on. Returns a few words for the
-// "active" line. `jvmti` is null with channel=identity (shimLink.h: the system loader's only).
+// "active" line. `jvmti` is null with channel=identity (shimLink.h).
 std::string BindAndTellShims(JavaVM* vm, jvmtiEnv* jvmti, const Options& options) {
   JNIEnv* jni = nullptr;
   ShimLinkOutcome outcome;
@@ -94,7 +94,7 @@ std::string BindAndTellShims(JavaVM* vm, jvmtiEnv* jvmti, const Options& options
     outcome.error = "no JNI environment";
   } else {
     BindShimNatives(jvmti, jni, options.shim_loaders);
-    outcome = TellShimsAgentActive(jvmti, jni);
+    outcome = TellShimsAgentActive(jvmti, jni, options.shim_loaders);
   }
   if (!outcome.error.empty()) {
     LogError(

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <string>
 
+#include "agentState.h"
 #include "loadedWriters.h"
 #include "log.h"
 #include "processContextInit.h"
@@ -72,7 +73,7 @@ void CheckForOtherWriters(jvmtiEnv* jvmti, JNIEnv* jni) {
     }
   }
   if (g_disabled.load() && !g_shims_told && jni != nullptr) {
-    g_shims_told = TellShimsAttributesOff(jvmti, jni).error.empty();
+    g_shims_told = TellShimsAttributesOff(jvmti, jni, Agent().options.shim_loaders).error.empty();
   }
 }
 

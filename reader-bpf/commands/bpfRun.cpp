@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands/bpfSupport.h"
+#include "commands/contextWarning.h"
 #include "hotspot/agentLoad.h"
 #include "hotspot/javaThreadLayout.h"
 #include "target/agentWait.h"
@@ -152,8 +153,9 @@ void PrintSummary(const BpfCommand& command, const RunCounts& counts, const char
                   double seconds, const TargetContext& context) {
   const BpfCommand::Wording words = command.wording();
   std::string summary = absl::StrFormat(
-      "vtctx-reader: summary: %s=%d matched=%d dropped=%d (%s, %.1f s)", words.events,
-      counts.delivered, counts.matched, counts.dropped, stop_reason, seconds);
+      "vtctx-reader: summary: %s=%d matched=%d dropped=%d with_context=%d (%s, %.1f s)",
+      words.events, counts.delivered, counts.matched, counts.dropped, counts.with_context,
+      stop_reason, seconds);
   summary += counts.extra;
   summary += context.SummaryFields();
   const ProgramRunStats stats = ReadProgramRunStats(command.program_fd());
@@ -220,6 +222,10 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   // The summary goes out even when stdout failed; the failure is returned after it.
   const absl::Status flushed = FlushStdout();
   PrintSummary(command, counts, *stop_reason, seconds, context);
+  const std::string warning = ContextWarning(
+      counts.with_context, counts.delivered, command.wording().events,
+      ReadWriterFacts(*target, channel->recipe.kind != VTCTX_IDENTITY_NONE));
+  if (!warning.empty()) fprintf(stderr, "vtctx-reader: %s\n", warning.c_str());
   return counts.written.ok() ? flushed : counts.written;
 }
 

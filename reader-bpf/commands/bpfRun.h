@@ -86,7 +86,8 @@ struct RunCounts {
   uint64_t delivered = 0;  // events printed, samples counted
   uint64_t matched = 0;    // passed the BPF filter: delivered, dropped (or undelivered)
   uint64_t dropped = 0;
-  std::string extra;                        // the command's own fields, e.g. " stacks_lost=3"
+  std::string extra;          // the command's own fields, e.g. " stacks_lost=3"
+  uint64_t with_context = 0;  // of the delivered, those whose context had a trace-id and span-id
   absl::Status written = absl::OkStatus();  // writing the command's output file, if any
 };
 

@@ -170,6 +170,7 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
       return;
     }
     const ContextView ctx{e->ctx.status, e->ctx.record, e->ctx.header, attrs};
+    json_with_context_ += IsValidContext(ctx) ? 1 : 0;
     line_.clear();
     absl::StrAppend(&line_, "{\"ts_ns\":", e->ts_ns, ",\"pid\":", e->tgid, ",\"tid\":", e->tid,
                     ",\"cpu\":", e->cpu, ",");
@@ -180,15 +181,18 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
 
   RunCounts Report(const RunEnd& end) override {
     uint64_t delivered = received_;
+    uint64_t with_context = json_with_context_;
     if (options_.format != ProfileFormat::kJson) {
       const std::vector<SampleCount> counts =
           events_ ? aggregate_.Counts() : ReadKernelCounts(bpf_map__fd(skel_->maps.counts));
       if (!events_) delivered = TotalSamples(counts);
+      with_context = SamplesWithContext(counts);
       Print(counts, end);
     }
     // Every sample of the target was delivered (counted, or sent and consumed) or dropped.
     RunCounts out{delivered, 0, Counter(VTCTX_PC_DROPPED), ""};
     out.matched = out.delivered + out.dropped;
+    out.with_context = with_context;
     if (NeedsStacks(options_.format)) {
       // Every sample carries its own stacks: none is lost; the incomplete ones are counted.
       const StackCounts& s = aggregate_.stack_counts();
@@ -286,6 +290,7 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
   const bool events_;           // samples reach user space as ring-buffer events
   std::vector<BpfLink> links_;  // released before skel_
   uint64_t received_ = 0;
+  uint64_t json_with_context_ = 0;  // --format json: samples printed with a context
   uint64_t malformed_ = 0;  // records ParseSampleRecord refused
   std::string line_;
   SampleAggregate aggregate_;

@@ -195,6 +195,12 @@ uint64_t TotalSamples(const std::vector<SampleCount>& counts) {
   return total;
 }
 
+uint64_t SamplesWithContext(const std::vector<SampleCount>& counts) {
+  uint64_t total = 0;
+  for (const SampleCount& c : counts) total += IsValidContext(KeyContext(c.key)) ? c.samples : 0;
+  return total;
+}
+
 void PrintTraceTable(const std::vector<SampleCount>& counts, const ProfileRun& run) {
   std::map<std::string, RankedRow> rows;
   for (const SampleCount& c : counts) {

@@ -64,6 +64,8 @@ class SampleAggregate {
 std::vector<SampleCount> ReadKernelCounts(int map_fd);
 
 uint64_t TotalSamples(const std::vector<SampleCount>& counts);
+// Of those, the samples that carried a context (a trace-id and a span-id).
+uint64_t SamplesWithContext(const std::vector<SampleCount>& counts);
 
 // What the printed tables say about the run.
 struct ProfileRun {

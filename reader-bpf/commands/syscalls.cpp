@@ -94,6 +94,7 @@ class SyscallsCommand final : public SkeletonCommand<syscalls_bpf, syscalls_bpf_
 
   RunCounts Report(const RunEnd&) override {
     RunCounts counts{received_, Counter(VTCTX_SC_MATCHED), Counter(VTCTX_SC_DROPPED), ""};
+    counts.with_context = with_context_;
     const uint64_t submitted = counts.matched - counts.dropped;
     if (received_ != submitted) {
       counts.extra = absl::StrFormat(" undelivered=%d", submitted - received_);
@@ -109,6 +110,7 @@ class SyscallsCommand final : public SkeletonCommand<syscalls_bpf, syscalls_bpf_
   // One line per event; everything printed goes through `line_`.
   void Print(const vtctx_syscall_event& e, std::span<const uint8_t> attrs, TargetContext& context) {
     const ContextView ctx{e.ctx.status, e.ctx.record, e.ctx.header, attrs};
+    with_context_ += IsValidContext(ctx) ? 1 : 0;
     const absl::string_view name = SyscallName(e.nr);
     if (!attrs.empty()) context.OnEvent(attrs, e.ts_ns);
     const AttributeNames& names = context.names();
@@ -136,6 +138,7 @@ class SyscallsCommand final : public SkeletonCommand<syscalls_bpf, syscalls_bpf_
   const SyscallsOptions options_;
   bool use_btf_ = false;
   uint64_t received_ = 0;
+  uint64_t with_context_ = 0;
   std::string line_;
 };
 

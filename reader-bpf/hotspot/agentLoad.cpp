@@ -279,14 +279,6 @@ absl::StatusOr<LoadAnswer> ParseLoadAnswer(absl::string_view in) {
   return a;
 }
 
-// An extra attribute of the process context, as text ("" when absent or not a string).
-std::string ExtraString(const ProcessContext& context, absl::string_view key) {
-  for (const KeyValue& kv : context.payload.extra) {
-    if (kv.key == key && kv.value.kind == AnyValue::Kind::kString) return kv.value.text;
-  }
-  return "";
-}
-
 // A thread-context writer already in the target: vtctx (its process context says so) gives its
 // report; another writer is refused; none: nullopt.
 absl::StatusOr<std::optional<AgentReport>> WriterAlreadyThere(const TargetProcess& target) {

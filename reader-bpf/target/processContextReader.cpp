@@ -135,6 +135,14 @@ ProcessContext ReadProcessContext(pid_t pid, MemoryReader& memory) {
   return ReadProcessContext(*maps, memory);
 }
 
+std::string ExtraString(const ProcessContext& context, absl::string_view key) {
+  if (!context.ok()) return "";
+  for (const KeyValue& kv : context.payload.extra) {
+    if (kv.key == key && kv.value.kind == AnyValue::Kind::kString) return kv.value.text;
+  }
+  return "";
+}
+
 AttributeNames NamesOf(const ProcessContext& context) {
   return context.NamesAttributes() ? AttributeNames(context.thread.key_map) : AttributeNames();
 }

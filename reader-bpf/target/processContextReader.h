@@ -76,6 +76,10 @@ ProcessContext ReadProcessContext(pid_t pid, MemoryReader& memory);
 ProcessContext ReadProcessContextAt(uint64_t header_address, std::string mapping_name,
                                     MemoryReader& memory);
 
+// An extra attribute of the context (ProcessContext field 2), as text: "" when the context is not
+// ok, or has no such attribute, or not as a string.
+std::string ExtraString(const ProcessContext& context, absl::string_view key);
+
 // The names the context gives to key indexes (none unless NamesAttributes()).
 AttributeNames NamesOf(const ProcessContext& context);
 

@@ -57,6 +57,10 @@
  * its layout version (decimal). Present with both channels. */
 #define VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX "vtctx.identity.index"
 #define VTCTX_PCTX_KEY_VTCTX_IDENTITY_LAYOUT "vtctx.identity.layout"
+/* The agent's status block (vtctx/agentStatus.h): its address as 0x-prefixed lowercase hex, and
+ * its layout version (decimal). */
+#define VTCTX_PCTX_KEY_VTCTX_STATUS "vtctx.status"
+#define VTCTX_PCTX_KEY_VTCTX_STATUS_LAYOUT "vtctx.status.layout"
 
 /* Record attribute key indexes are u8; we hand out 0..254 (255 keys at most). */
 #define VTCTX_PCTX_MAX_ATTRIBUTE_KEYS 255
