@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end cost of the agent on one carrier, side by side in one run:
 #   no agent | empty-callback agents (the JVM's delivery cost) | vtctx (channel=carrier) | identity
+#   | either channel attached after the warm-up (attach_carrier, attach_identity: opt-in)
 # Workloads (io.vtctx.bench.Transitions): 1M Thread.yield(); start+join of 100k virtual threads
 # (churn); 500k hand-offs of a token between two virtual threads (pingpong); start+join of 100k
 # virtual threads that each publish one context through the shim (publish_churn). Each
@@ -46,6 +47,7 @@ for w in "${workloads[@]}"; do
   [[ -n ${ops[$w]+x} ]] || { echo "agentOverhead.sh: unknown workload $w" >&2; exit 2; }
 done
 
+self_attach="-Djdk.attach.allowAttachSelf=true -XX:+EnableDynamicAgentLoading"
 declare -A flags=(
   [none]=""
   [empty_capability]="-agentpath:$empty=events=none"
@@ -56,6 +58,9 @@ declare -A flags=(
   [vtctx_bind_start]="-agentpath:$agent=log=error,bind=start"
   [vtctx_bind_use]="-agentpath:$agent=log=error,bind=use"
   [identity]="-agentpath:$agent=log=error,channel=identity"
+  # Loaded by an attach after the warm-up (what `vtctx-reader attach` and `--attach` leave behind).
+  [attach_carrier]="$self_attach -Dbench.attachAgent=$agent=log=error"
+  [attach_identity]="$self_attach -Dbench.attachAgent=$agent=log=error,channel=identity"
 )
 configs=(none empty_capability empty_same_events empty_all_events vtctx vtctx_bind_start vtctx_bind_use
   identity)

@@ -4,6 +4,7 @@
 
 #include "commands/commands.h"
 #include "hotspot/agentLoad.h"
+#include "target/agentStatusRead.h"
 #include "target/targetProcess.h"
 
 namespace vtctx::reader {
@@ -32,6 +33,9 @@ absl::Status RunAttach(const AttachOptions& options) {
   absl::StatusOr<AgentReport> report = LoadAgent(*target, options.load);
   if (!report.ok()) return report.status();
   printf("pid %d: %s\n", options.pid, DescribeAgentReport(*report).c_str());
+  if (absl::StatusOr<vtctx_agent_status> status = ReadAgentStatusOf(*target); status.ok()) {
+    printf("pid %d: %s\n", options.pid, DescribeAgentStatus(*status).c_str());
+  }
   return absl::OkStatus();
 }
 

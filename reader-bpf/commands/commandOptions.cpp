@@ -53,9 +53,12 @@ absl::StatusOr<ChannelChoice> ParseChannel(const ParsedArgs& parsed) {
 }
 
 // --attach with --agent and --agent-options (resolve, syscalls, profile, verify); those two
-// without --attach are a usage error. --channel identity loads the agent with channel=identity.
+// without --attach are a usage error. --channel identity loads the agent with channel=identity;
+// with neither --channel nor a channel= option, the channel is chosen at the attach
+// (AgentLoadOptions::choose_channel), except for `verify`, which compares both.
 absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArgs& parsed,
-                                                                 ChannelChoice channel) {
+                                                                 ChannelChoice channel,
+                                                                 bool may_choose = true) {
   if (!parsed.Has("attach")) {
     if (parsed.Has("agent") || parsed.Has("agent-options")) {
       return absl::InvalidArgumentError("--agent and --agent-options go with --attach");
@@ -65,8 +68,10 @@ absl::StatusOr<std::optional<AgentLoadOptions>> ParseAttachFlags(const ParsedArg
   absl::StatusOr<std::string> agent_options = AgentOptionsFor(
       parsed.Get("agent-options"), channel == ChannelChoice::kIdentity ? "identity" : "carrier");
   if (!agent_options.ok()) return agent_options.status();
+  const bool choose = may_choose && channel == ChannelChoice::kAuto &&
+                      !absl::StrContains(absl::StrCat(",", *agent_options), ",channel=");
   return AgentLoadOptions{parsed.Get("agent"), *agent_options,
-                          static_cast<double>(DefaultNumber(kAttach, "timeout"))};
+                          static_cast<double>(DefaultNumber(kAttach, "timeout")), choose};
 }
 
 // Parses a command's `args` against `specs` and `more`: a usage error shows the way to its help;
@@ -114,7 +119,8 @@ absl::Status ParseRunOptions(const ParsedArgs& parsed, ReaderCommand command, Bp
     if (!channel.ok()) return channel.status();
     run.channel = *channel;
   }
-  absl::StatusOr<std::optional<AgentLoadOptions>> attach = ParseAttachFlags(parsed, run.channel);
+  absl::StatusOr<std::optional<AgentLoadOptions>> attach =
+      ParseAttachFlags(parsed, run.channel, /*may_choose=*/command != kVerify);
   if (!attach.ok()) return attach.status();
   run.attach = *std::move(attach);
   return absl::OkStatus();

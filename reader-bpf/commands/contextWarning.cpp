@@ -68,8 +68,9 @@ WriterFacts ReadWriterFacts(const TargetProcess& target, bool followed_identity)
   const ProcessContext context = ReadProcessContext(*maps, **memory);
   facts.vtctx = !ExtraString(context, VTCTX_PCTX_KEY_VTCTX_VERSION).empty();
   facts.channel = WriterChannelOf(context).channel;
-  absl::StatusOr<vtctx_agent_status> status = ReadAgentStatus(context, **memory);
-  if (status.ok()) facts.status = *status;
+  if (absl::StatusOr<vtctx_agent_status> status = ReadAgentStatus(context, **memory); status.ok()) {
+    facts.status = *status;
+  }
   return facts;
 }
 

@@ -19,7 +19,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hotspot/hotspotAttach.h"
+#include "hotspot/javaThreadLayout.h"
 #include "hotspot/jvmProcess.h"
+#include "target/agentStatusRead.h"
 #include "target/boundedFile.h"
 #include "target/errnoStatus.h"
 #include "target/monotonicClock.h"
@@ -469,12 +471,34 @@ absl::StatusOr<AgentReport> LoadAgent(const TargetProcess& target,
   return outcome;
 }
 
+// The options of an --attach that chooses its channel: channel=identity where this reader can
+// follow it in `target`, else carrier (said on stderr either way).
+AgentLoadOptions WithChosenChannel(const TargetProcess& target, AgentLoadOptions options) {
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  const absl::Status followable =
+      memory.ok() ? CheckIdentityFollowable(target, **memory) : memory.status();
+  if (followable.ok()) {
+    options.agent_options += options.agent_options.empty() ? "channel=identity" : ",channel=identity";
+    return options;
+  }
+  fprintf(stderr,
+          "vtctx-reader: pid %d: loading the carrier channel (it costs every virtual-thread mount "
+          "for the JVM's life): %s\n",
+          target.pid(), Printable(followable.message()).c_str());
+  return options;
+}
+
 absl::Status AttachBeforeRun(const TargetProcess& target,
-                             const std::optional<AgentLoadOptions>& options) {
-  if (!options) return absl::OkStatus();
-  absl::StatusOr<AgentReport> report = LoadAgent(target, *options);
+                             const std::optional<AgentLoadOptions>& requested) {
+  if (!requested) return absl::OkStatus();
+  const AgentLoadOptions options =
+      requested->choose_channel ? WithChosenChannel(target, *requested) : *requested;
+  absl::StatusOr<AgentReport> report = LoadAgent(target, options);
   if (!report.ok()) return report.status();
   fprintf(stderr, "vtctx-reader: pid %d: %s\n", target.pid(), DescribeAgentReport(*report).c_str());
+  if (absl::StatusOr<vtctx_agent_status> status = ReadAgentStatusOf(target); status.ok()) {
+    fprintf(stderr, "vtctx-reader: pid %d: %s\n", target.pid(), DescribeAgentStatus(*status).c_str());
+  }
   return absl::OkStatus();
 }
 

@@ -32,6 +32,10 @@ struct AgentLoadOptions {
   std::string agent_path;     // the agent as the reader sees it; "" = DefaultAgentPath()
   std::string agent_options;  // the agent's options (without report=, which the load adds)
   double timeout_s = 10;      // for the attach listener to start, and for each reply (x3 for load)
+  // `--attach` of a reader command without --channel: load channel=identity (no cost per virtual
+  // thread mount for the JVM's life: docs/results/agent.md) where this reader can follow it in
+  // the target, else channel=carrier.
+  bool choose_channel = false;
 };
 
 // The agent's report line, parsed.
@@ -62,8 +66,9 @@ std::string DefaultAgentPath();
 // in the target's /tmp that only its user can change).
 absl::StatusOr<AgentReport> LoadAgent(const TargetProcess& target, const AgentLoadOptions& options);
 
-// --attach of resolve, syscalls and profile: with `options`, LoadAgent and one stderr line saying
-// what the agent reports; without, nothing.
+// --attach of resolve, syscalls and profile: with `options`, LoadAgent (the channel chosen first
+// when choose_channel) and stderr lines saying what the agent reports and how many shims it
+// serves; without, nothing.
 absl::Status AttachBeforeRun(const TargetProcess& target,
                              const std::optional<AgentLoadOptions>& options);
 

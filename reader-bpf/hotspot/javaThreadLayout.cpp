@@ -96,9 +96,6 @@ absl::StatusOr<uint64_t> JniFunctionTable(MemoryReader& memory, const VmStructs&
 absl::StatusOr<IdentityRecipe> ResolveIdentityRecipe(const std::string& proc_dir,
                                                      const std::vector<Mapping>& maps,
                                                      MemoryReader& memory, uint64_t index) {
-  IdentityRecipe out;
-  vtctx_identity_recipe& r = out.recipe;
-  r.index = index;
   // The index first: without it nothing else matters.
   const protocol::IndexHit probe = protocol::FindInIndex(
       [&](uint64_t at, void* into, size_t n) { return memory.Read(at, into, n).ok(); }, index, 1);
@@ -106,7 +103,22 @@ absl::StatusOr<IdentityRecipe> ResolveIdentityRecipe(const std::string& proc_dir
   if (probe.outcome == protocol::IndexOutcome::kUnreadable) {
     return Refuse(absl::StrFormat("the thread index at 0x%x cannot be read", index));
   }
+  absl::StatusOr<IdentityRecipe> recipe = ResolveJavaThreadRecipe(proc_dir, maps, memory);
+  if (recipe.ok()) recipe->recipe.index = index;
+  return recipe;
+}
 
+absl::Status CheckIdentityFollowable(const TargetProcess& target, MemoryReader& memory) {
+  absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
+  if (!maps.ok()) return maps.status();
+  return ResolveJavaThreadRecipe(target.dir(), *maps, memory).status();
+}
+
+absl::StatusOr<IdentityRecipe> ResolveJavaThreadRecipe(const std::string& proc_dir,
+                                                       const std::vector<Mapping>& maps,
+                                                       MemoryReader& memory) {
+  IdentityRecipe out;
+  vtctx_identity_recipe& r = out.recipe;
   absl::StatusOr<LibJvm> jvm = ReadLibJvm(proc_dir, maps);
   if (!jvm.ok()) return jvm.status();
   const auto current = jvm->elf.symbols.find(std::string(kThreadCurrent));

@@ -36,6 +36,13 @@ struct IdentityRecipe {
 absl::StatusOr<IdentityRecipe> ResolveIdentityRecipe(const std::string& proc_dir,
                                                      const std::vector<Mapping>& maps,
                                                      MemoryReader& memory, uint64_t index);
+// The same without the thread index (recipe.index 0): what the JVM itself must offer.
+absl::StatusOr<IdentityRecipe> ResolveJavaThreadRecipe(const std::string& proc_dir,
+                                                       const std::vector<Mapping>& maps,
+                                                       MemoryReader& memory);
+// OK if this reader could follow the identity channel in the held JVM `target` once a vtctx agent
+// runs it there (before any agent is loaded: `--attach` chooses the channel by it); else why not.
+absl::Status CheckIdentityFollowable(const TargetProcess& target, MemoryReader& memory);
 
 // The channel to follow in the held `target`: identity if `identity` says so, carrier if it says
 // not, else (nullopt) the writer's own as its process context names it (target/writerChannel.h).

@@ -1,5 +1,6 @@
 #include "target/agentStatusRead.h"
 
+#include <memory>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -47,6 +48,14 @@ absl::StatusOr<vtctx_agent_status> ReadAgentStatus(const ProcessContext& context
   return status;
 }
 
+absl::StatusOr<vtctx_agent_status> ReadAgentStatusOf(const TargetProcess& target) {
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  if (!memory.ok()) return memory.status();
+  absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
+  if (!maps.ok()) return maps.status();
+  return ReadAgentStatus(ReadProcessContext(*maps, **memory), **memory);
+}
+
 std::string DescribeAgentStatus(const vtctx_agent_status& status) {
   std::vector<const char*> origins;
   if (status.served_origins & VTCTX_SHIM_ORIGIN_SYSTEM) origins.push_back("class path");
@@ -54,11 +63,16 @@ std::string DescribeAgentStatus(const vtctx_agent_status& status) {
     origins.push_back("OpenTelemetry Java agent extension");
   }
   if (status.served_origins & VTCTX_SHIM_ORIGIN_OTHER) origins.push_back("other class loaders");
-  std::string out = absl::StrFormat("serves %d shim%s", status.shims_served,
+  std::string out = absl::StrFormat("the agent serves %d shim%s", status.shims_served,
                                     status.shims_served == 1 ? "" : "s");
   if (!origins.empty()) absl::StrAppend(&out, " (", absl::StrJoin(origins, ", "), ")");
-  absl::StrAppendFormat(&out, ", refused %d; %d thread%s published", status.shims_refused,
+  absl::StrAppendFormat(&out, ", refused %d; %d thread%s published a context", status.shims_refused,
                         status.publishing_threads, status.publishing_threads == 1 ? "" : "s");
+  if (status.shims_served == 0) {
+    absl::StrAppend(&out,
+                    " (a shim that has not run yet is served at its first use; none runs without "
+                    "the shim jar: -Dotel.javaagent.extensions=vtctx-shim.jar or the class path)");
+  }
   return out;
 }
 

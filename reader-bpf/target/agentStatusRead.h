@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "target/processContextReader.h"
 #include "target/processMemory.h"
+#include "target/targetProcess.h"
 #include "vtctx/agentStatus.h"
 
 namespace vtctx::reader {
@@ -26,6 +27,9 @@ absl::StatusOr<uint64_t> NamedAddress(const ProcessContext& context, absl::strin
 // before the block existed); other errors say why it cannot be read.
 absl::StatusOr<vtctx_agent_status> ReadAgentStatus(const ProcessContext& context,
                                                    MemoryReader& memory);
+
+// The block of the held `target`, through its own process context.
+absl::StatusOr<vtctx_agent_status> ReadAgentStatusOf(const TargetProcess& target);
 
 // "serves 1 shim (the OpenTelemetry Java agent's extensions), refused 0; 12 threads published".
 std::string DescribeAgentStatus(const vtctx_agent_status& status);

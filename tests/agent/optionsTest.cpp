@@ -181,11 +181,12 @@ TEST(Options, OnErrorHonouredNextToBadItems) {
 }
 
 TEST(Options, ShimLoaders) {
-  EXPECT_EQ(ParseOptions("").options.shim_loaders, ShimLoaders::kSystem);
+  EXPECT_EQ(ParseOptions("").options.shim_loaders, ShimLoaders::kOperator);
+  EXPECT_EQ(ParseOptions("shim_loaders=operator").options.shim_loaders, ShimLoaders::kOperator);
   EXPECT_EQ(ParseOptions("shim_loaders=any").options.shim_loaders, ShimLoaders::kAny);
   EXPECT_EQ(ParseOptions("shim_loaders=system").options.shim_loaders, ShimLoaders::kSystem);
   OptionsParseResult bad = ParseOptions("shim_loaders=all");
-  EXPECT_NE(bad.error.find("option shim_loaders: bad value 'all' (expected system|any)"),
+  EXPECT_NE(bad.error.find("option shim_loaders: bad value 'all' (expected operator|system|any)"),
             std::string::npos)
       << bad.error;
 }

@@ -33,36 +33,10 @@ import urllib.request
 import xml.etree.ElementTree as ET
 
 from vtctxtest import LineReader, StreamingReader, check, fail, root_test_args, stop_jvm
+from vtctxtest.pprofTool import parse_traces, pprof
 
 HZ = 199
 TRACE = re.compile(r"^7370696e([0-9a-f]{8})0{16}$")
-
-
-def pprof(tool, *args):
-    proc = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
-    check(proc.returncode == 0, f"pprof {' '.join(args)} failed: {proc.stderr}")
-    return proc.stdout
-
-
-def parse_traces(text):
-    """`pprof -traces` blocks: [(labels dict, cpu string, frames innermost first)]."""
-    samples = []
-    for block in text.split("-----------+-------------------------------------------------------"):
-        labels, frames, value = {}, [], None
-        for line in block.splitlines():
-            m = re.match(r"^\s+([\w.]+):\s+(.*)$", line)
-            if m and not frames and value is None and not line.startswith("     "):
-                labels[m.group(1)] = m.group(2).strip()
-                continue
-            m = re.match(r"^\s+(\S+)\s{3}(.*)$", line)
-            if m and value is None and re.match(r"^[\d.]+\w*s$", m.group(1)):
-                value = m.group(1)
-                frames.append(m.group(2).strip())
-            elif value is not None and line.strip():
-                frames.append(line.strip())
-        if value is not None:
-            samples.append((labels, value, frames))
-    return samples
 
 
 def check_stacks(samples):

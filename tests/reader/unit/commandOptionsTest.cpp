@@ -167,7 +167,19 @@ TEST(CommandOptions, Attach) {
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_TRUE(p->run.attach.has_value());
   EXPECT_EQ(p->run.attach->agent_options, "log=off");
+  EXPECT_TRUE(p->run.attach->choose_channel);  // no --channel, no channel= option
   EXPECT_FALSE(ParseProfileOptions(Words{"--pid", "5"}.args())->run.attach.has_value());
+  // The channel is chosen at the attach only when nothing names one; `verify` compares both.
+  for (const Words& named : {Words{"--attach", "--pid", "5", "--channel", "carrier"},
+                             Words{"--attach", "--pid", "5", "--channel", "identity"},
+                             Words{"--attach", "--pid", "5", "--agent-options", "channel=carrier"}}) {
+    absl::StatusOr<ProfileOptions> chosen = ParseProfileOptions(named.args());
+    ASSERT_TRUE(chosen.ok() && chosen->run.attach.has_value()) << chosen.status();
+    EXPECT_FALSE(chosen->run.attach->choose_channel);
+  }
+  absl::StatusOr<VerifyOptions> v = ParseVerifyOptions(Words{"--attach", "--pid", "5"}.args());
+  ASSERT_TRUE(v.ok() && v->run.attach.has_value()) << v.status();
+  EXPECT_FALSE(v->run.attach->choose_channel);
   absl::StatusOr<ResolveOptions> r = ParseResolveOptions(Words{"--pid", "5", "--attach"}.args());
   ASSERT_TRUE(r.ok() && r->attach.has_value());
   EXPECT_NE(ErrorOf(ParseSyscallsOptions,

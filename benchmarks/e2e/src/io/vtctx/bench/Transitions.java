@@ -24,7 +24,12 @@ import java.util.stream.Stream;
  *       entry and their return.
  * </ul>
  *
- * Prints one line: {@code result workload=... ops=... median_ms=... cpu_median_ms=...
+ * <p>With {@code -Dbench.attachAgent=<path>=<options>} the JVM starts without an agent and loads
+ * that one into itself after the warm-up iterations (the Attach API, as `vtctx-reader attach` and
+ * `--attach` load it; needs {@code -Djdk.attach.allowAttachSelf=true}): the measured iterations show
+ * what an attach leaves behind.
+ *
+ * <p>Prints one line: {@code result workload=... ops=... median_ms=... cpu_median_ms=...
  * iterations_ms=[...]}. cpu_median_ms is the process CPU time per iteration, summed over every
  * thread's /proc/self/task/TID/schedstat (nanoseconds; getProcessCpuTime() only has clock-tick
  * resolution here): far less sensitive than wall time to other load on a small shared machine.
@@ -49,6 +54,7 @@ public final class Transitions {
       }
       long t1 = System.nanoTime();
       long c1 = processCpuNanos();
+      if (i == warmup - 1) attachAgentIfAsked();
       if (i >= warmup) {
         ms[i - warmup] = (t1 - t0) / 1e6;
         cpuMs[i - warmup] = (c1 - c0) / 1e6;
@@ -57,6 +63,20 @@ public final class Transitions {
     System.out.printf(
         "result workload=%s ops=%d median_ms=%.3f cpu_median_ms=%.3f iterations_ms=%s%n",
         workload, ops, median(ms), median(cpuMs), Arrays.toString(ms));
+  }
+
+  static void attachAgentIfAsked() throws Exception {
+    String agent = System.getProperty("bench.attachAgent");
+    if (agent == null) return;
+    int options = agent.indexOf('=');
+    var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(ProcessHandle.current().pid()));
+    try {
+      vm.loadAgentPath(
+          options < 0 ? agent : agent.substring(0, options),
+          options < 0 ? null : agent.substring(options + 1));
+    } finally {
+      vm.detach();
+    }
   }
 
   /** CPU time of every live thread of this process, in ns (first field of schedstat). */

@@ -3,8 +3,9 @@ package io.vtctx.internal;
 /**
  * The one native the vtctx agent exports by name: asking it for the natives of {@link
  * AgentNatives}. The agent binds them itself (RegisterNatives, every name and signature checked) to
- * the {@code AgentNatives} class this class's loader finds, if it serves that loader (agent option
- * {@code shim_loaders}); with no JVMTI needed, so the same way whether the agent runs with JVMTI or
+ * the {@code AgentNatives} class this class's loader finds, if it serves that copy (agent option
+ * {@code shim_loaders}: by default the class path's, the module path's and the OpenTelemetry Java
+ * agent extension's); with no JVMTI needed, so the same way whether the agent runs with JVMTI or
  * without ({@code channel=identity}). Without the agent the call throws {@link
  * UnsatisfiedLinkError}; for a loader the agent does not serve it returns and {@code AgentNatives}
  * stays unbound.

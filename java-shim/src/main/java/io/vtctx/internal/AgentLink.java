@@ -55,12 +55,7 @@ public final class AgentLink {
       Log.LOG.log(Level.DEBUG, "vtctx: agent active, publishing thread context");
       return true;
     }
-    Log.LOG.log(
-        Level.INFO,
-        "vtctx: {0}; thread context is not published (load it with"
-            + " -agentpath:/path/to/libvtctx.so, or attach it to this JVM: publishing then starts"
-            + " at once)",
-        absent);
+    Log.LOG.log(Level.INFO, "vtctx: thread context is not published: {0}", absent);
     return false;
   }
 
@@ -69,14 +64,19 @@ public final class AgentLink {
     try {
       AgentBootstrap.bindAgentNatives();
     } catch (LinkageError e) {
-      return "agent libvtctx.so is not loaded"; // UnsatisfiedLinkError: no agent exports it
+      // UnsatisfiedLinkError: no agent exports it.
+      return "agent libvtctx.so is not loaded (load it with -agentpath:/path/to/libvtctx.so, or"
+          + " attach it to this JVM: publishing then starts at once)";
     }
     try {
-      return AgentNatives.isActive() ? null : "agent libvtctx.so is loaded but not active";
+      return AgentNatives.isActive()
+          ? null
+          : "agent libvtctx.so is loaded but not active (its 'vtctx:' line says why)";
     } catch (LinkageError e) {
       // UnsatisfiedLinkError: the agent does not serve this class loader's copy of the shim.
-      return "agent libvtctx.so serves only the shim on the class path or module path"
-          + " (shim_loaders=any serves this class loader's copy too)";
+      return "agent libvtctx.so does not serve this class loader's copy of the shim (it serves"
+          + " the class path's, the module path's and the OpenTelemetry Java agent extension's;"
+          + " agent option shim_loaders=any serves every class loader's)";
     }
   }
 }
