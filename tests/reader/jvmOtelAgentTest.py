@@ -13,8 +13,9 @@ shim jar as its extension, profiled with the reader's default options. Cases:
 
 Checks, with google/pprof: at least 90 % of the samples in the request code carry a trace/span
 pair the application made current, of the kind that code runs under (a server span in
-serverWork, a child span in childWork), and no sample anywhere carries a pair it did not make
-current; the summary's with_context= agrees, and a warning line appears exactly when it must.
+serverWork, a child span in childWork), and the server span's http.route (copied into records by
+default under the Java agent); no sample anywhere carries a pair it did not make current; the
+summary's with_context= agrees, and a warning line appears exactly when it must.
 
   jvmOtelAgentTest.py --case attach|startup|refused --reader R --java J --agent libvtctx.so
                       --app DIR --shim vtctx-shim.jar --pprof PPROF
@@ -31,6 +32,7 @@ HZ = 199
 SECONDS = 6
 MIN_SHARE = 0.90
 WORK = {"OtelAgentService.serverWork": "server", "OtelAgentService.childWork": "child"}
+ROUTE = "/work/{id}"  # OtelAgentService.ROUTE
 
 
 def start_service(args, agent_options):
@@ -78,7 +80,7 @@ def check_samples(args, path, pairs, expect_context):
     samples = parse_traces(pprof(args.pprof, "-traces", path))
     check(samples, "pprof -traces shows no sample")
     period = 1e9 / HZ
-    in_work = right = foreign = 0
+    in_work = right = routed = foreign = 0
     for labels, value, frames in samples:
         n = round(duration_ns(value) / period)
         pair = (labels.get("trace_id"), labels.get("span_id"))
@@ -89,14 +91,18 @@ def check_samples(args, path, pairs, expect_context):
             continue
         in_work += n
         right += n if pairs.get(pair) == kinds[0] else 0
+        routed += n if labels.get("http.route", "").strip('"') == ROUTE else 0
     share = right / in_work if in_work else 0
     print(f"request-code samples: {in_work}, with the service's own pair of the right kind: "
-          f"{right} ({share:.1%}); samples with a pair the service never made current: {foreign}")
+          f"{right} ({share:.1%}), with http.route={ROUTE}: {routed}; samples with a pair the "
+          f"service never made current: {foreign}")
     check(in_work >= 100, f"only {in_work} samples in the request code")
     check(foreign == 0, f"{foreign} samples carry a trace/span pair the service never had")
     if expect_context:
         check(share >= MIN_SHARE, f"{share:.1%} of the request code's samples carry their span "
                                   f"(at least {MIN_SHARE:.0%} required)")
+        check(routed >= MIN_SHARE * in_work, f"only {routed} of {in_work} request-code samples "
+                                             f"carry http.route={ROUTE} (the default copy)")
     else:
         check(right == 0, f"{right} samples carry a context where none may be published")
 

@@ -22,7 +22,7 @@ def parse_traces(text):
     for block in text.split("-----------+-------------------------------------------------------"):
         labels, frames, value = {}, [], None
         for line in block.splitlines():
-            m = re.match(r"^\s+([\w.]+):\s+(.*)$", line)
+            m = re.match(r"^\s*([\w.]+):\s+(.*)$", line)
             if m and not frames and value is None and not line.startswith("     "):
                 labels[m.group(1)] = m.group(2).strip()
                 continue

@@ -12,8 +12,10 @@ import java.util.Set;
 /**
  * Which span attributes the vtctx storage copies into records: {@value #PROPERTY} (environment
  * variable {@value #ENV}), a comma-separated list of attribute names such as {@code
- * http.route,enduser.id}. Empty (the default): nothing is copied and the vtctx storage costs what
- * it did without this feature.
+ * http.route,enduser.id}. Unset, the default is {@code http.route} when the shim runs as an
+ * OpenTelemetry Java agent extension (the agent's HTTP server instrumentations set it; `vtctx-reader
+ * profile --group-by http.route` then ranks endpoints), else nothing. Empty: nothing is copied and
+ * the vtctx storage costs what it did without this feature.
  *
  * <p>Sources, the last one applied wins: the system property, else the environment variable, read
  * when this class loads; then the SDK autoconfiguration's value of the property (it also sees the
@@ -25,6 +27,9 @@ final class RecordAttributeConfig {
   static final String PROPERTY = "otel.vtctx.record.attributes";
   static final String ENV = "OTEL_VTCTX_RECORD_ATTRIBUTES";
   private static final System.Logger LOG = System.getLogger("io.vtctx");
+
+  /** What is copied by default under the OpenTelemetry Java agent (before `keys`: init order). */
+  static final List<String> JAVAAGENT_DEFAULT = List.of("http.route");
 
   private static volatile CopiedKeys keys = fromSystem();
 
@@ -42,7 +47,16 @@ final class RecordAttributeConfig {
   private static CopiedKeys fromSystem() {
     String value = System.getProperty(PROPERTY);
     if (value == null) value = System.getenv(ENV);
-    return value == null ? CopiedKeys.NONE : of(List.of(value.split(",")));
+    if (value == null) return inJavaagentExtension() ? of(JAVAAGENT_DEFAULT) : CopiedKeys.NONE;
+    return of(List.of(value.split(",")));
+  }
+
+  // The Java agent loads extensions with its own ExtensionClassLoader (a class name in a string
+  // is not remapped, unlike class literals).
+  private static boolean inJavaagentExtension() {
+    ClassLoader loader = RecordAttributeConfig.class.getClassLoader();
+    return loader != null
+        && loader.getClass().getName().equals("io.opentelemetry.javaagent.tooling.ExtensionClassLoader");
   }
 
   /** Trims names, drops empty ones and repeats, refuses names no record key can have. */

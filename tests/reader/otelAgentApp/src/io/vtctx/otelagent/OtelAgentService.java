@@ -21,7 +21,9 @@ import java.nio.file.Path;
  * A service as users of the OpenTelemetry Java agent write it: the OpenTelemetry API only and no
  * vtctx class. Each request runs on a new virtual thread that makes its server span current (as
  * the agent's server instrumentations do), works in {@link #serverWork}, then makes a child span
- * current on a fresh virtual thread that works in {@link #childWork}.
+ * current on a fresh virtual thread that works in {@link #childWork}. The server span has the
+ * attribute http.route (as the agent's HTTP server instrumentations set it), which the child
+ * inherits in its record.
  *
  * <p>stdout: {"event":"ready","pid":P} once requests run; for every span made current, before its
  * work starts, {"event":"current","kind":"server"|"child","trace":T,"span":S}.
@@ -35,6 +37,8 @@ public final class OtelAgentService {
   private static final long SERVER_WORK_NS = 2_000_000;
   private static final long CHILD_WORK_NS = 2_000_000;
   private static final long REQUEST_INTERVAL_MS = 8;
+  /** The server span's http.route, as HTTP server instrumentations set it. */
+  static final String ROUTE = "/work/{id}";
   static volatile long sink;
 
   private OtelAgentService() {}
@@ -67,7 +71,12 @@ public final class OtelAgentService {
   }
 
   private static void request(Tracer tracer) {
-    Span server = tracer.spanBuilder("GET /work").setSpanKind(SpanKind.SERVER).startSpan();
+    Span server =
+        tracer
+            .spanBuilder("GET " + ROUTE)
+            .setSpanKind(SpanKind.SERVER)
+            .setAttribute("http.route", ROUTE)
+            .startSpan();
     try (Scope scope = server.makeCurrent()) {
       printCurrent("server", server);
       serverWork();
