@@ -41,11 +41,11 @@
   X(attribute_keys, ParseAttributeKeys, "`k1\\|k2\\|...`", "none",                                 \
     "record attribute keys registered at load, in order (index 0, 1, ...); more can be "           \
     "registered from Java (see below)")                                                            \
-  X(shim_loaders, ParseShimLoaders, "`operator`, `system`, `any`", "`operator`",                  \
+  X(shim_loaders, ParseShimLoaders, "`operator`, `system`, `any`", "`operator`",                   \
     "which copies of the shim get the agent's natives: `operator` the ones whoever started the "   \
     "JVM installed (the class path or module path, and the OpenTelemetry Java agent's "            \
     "extensions), `system` the class path's or module path's only, `any` also those of every "     \
-    "other class loader (a web application's; [shim.md](shim.md#the-agents-natives))")            \
+    "other class loader (a web application's; [shim.md](shim.md#the-agents-natives))")             \
   X(reader_resync, ParseReaderResync, "`on`, `off`", "`off`",                                      \
     "late attach only: a native thread at nice 19 runs short bursts of CPU in the agent's code "   \
     "(at most 0.8 s of CPU over 28 s) so that eBPF profilers started before the attach that "      \

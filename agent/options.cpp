@@ -35,7 +35,9 @@ constexpr std::pair<const char*, OnError> kOnErrors[] = {{"continue", OnError::k
 constexpr std::pair<const char*, BindAt> kBinds[] = {
     {"mount", BindAt::kFirstMount}, {"start", BindAt::kStart}, {"use", BindAt::kFirstUse}};
 constexpr std::pair<const char*, ShimLoaders> kShimLoaders[] = {
-    {"operator", ShimLoaders::kOperator}, {"system", ShimLoaders::kSystem}, {"any", ShimLoaders::kAny}};
+    {"operator", ShimLoaders::kOperator},
+    {"system", ShimLoaders::kSystem},
+    {"any", ShimLoaders::kAny}};
 constexpr std::pair<const char*, Channel> kChannels[] = {{"carrier", Channel::kCarrier},
                                                          {"identity", Channel::kIdentity}};
 constexpr std::pair<const char*, Fault> kFaults[] = {{"none", Fault::kNone},

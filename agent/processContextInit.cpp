@@ -44,7 +44,8 @@ ProcessContextPublisher::Config PublisherConfig(const char* load, const std::str
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_OPTIONS, options});
   config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_CHANNEL, ChannelName(channel)});
   if (thread_index != nullptr) {
-    config.extra_attributes.push_back({VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX, HexAddress(thread_index)});
+    config.extra_attributes.push_back(
+        {VTCTX_PCTX_KEY_VTCTX_IDENTITY_INDEX, HexAddress(thread_index)});
     config.extra_attributes.push_back(
         {VTCTX_PCTX_KEY_VTCTX_IDENTITY_LAYOUT, std::to_string(VTCTX_INDEX_LAYOUT)});
   }

@@ -52,8 +52,8 @@ ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loader
                       ? ClassForName(jni, kAgentLinkName, false, loader)
                       : nullptr;
     const bool known = link != nullptr && std::any_of(told.begin(), told.end(), [&](jclass t) {
-      return jni->IsSameObject(t, link);
-    });
+                         return jni->IsSameObject(t, link);
+                       });
     if (link != nullptr && !known && SetFlag(jni, link, field)) {
       ++outcome.shims;
       told.push_back(link);

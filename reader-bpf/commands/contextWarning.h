@@ -17,10 +17,10 @@ namespace vtctx::reader {
 
 // What the target says of its thread-context writer.
 struct WriterFacts {
-  bool vtctx = false;          // its process context is a vtctx agent's
-  std::string channel;         // the agent's channel ("carrier", "identity"), "" when not vtctx
-  bool followed_identity = false;                // what this run followed
-  std::optional<vtctx_agent_status> status;      // the agent's status block, if readable
+  bool vtctx = false;              // its process context is a vtctx agent's
+  std::string channel;             // the agent's channel ("carrier", "identity"), "" when not vtctx
+  bool followed_identity = false;  // what this run followed
+  std::optional<vtctx_agent_status> status;  // the agent's status block, if readable
 };
 
 // Read at the end of a run (the counters are the agent's latest).

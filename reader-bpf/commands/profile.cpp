@@ -291,7 +291,7 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
   std::vector<BpfLink> links_;  // released before skel_
   uint64_t received_ = 0;
   uint64_t json_with_context_ = 0;  // --format json: samples printed with a context
-  uint64_t malformed_ = 0;  // records ParseSampleRecord refused
+  uint64_t malformed_ = 0;          // records ParseSampleRecord refused
   std::string line_;
   SampleAggregate aggregate_;
   std::unique_ptr<JitCodeNames> jit_;

@@ -62,8 +62,9 @@ enum ReaderCommand : unsigned {
     "process context), `carrier` (the thread's " VTCTX_TLS_SYMBOL                                  \
     ") or `identity` (HotSpot's "                                                                  \
     "record of the Java thread the OS thread runs, and the writer's thread index: no JVMTI, no "   \
-    "cost per mount; docs/design.md, \"Channels\"); with --attach, `identity` loads the agent "    \
-    "with channel=identity")                                                                       \
+    "cost per mount; docs/design.md, \"Channels\"); with --attach, `auto` loads the agent with "   \
+    "channel=identity where vtctx-reader can follow it in P (else carrier, and stderr says why), " \
+    "`carrier` or `identity` that channel")                                                        \
   X("channel", "", kAttach, "C", "carrier",                                                        \
     "the agent's channel: `carrier`, or `identity` (no JVMTI environment: HotSpot's "              \
     "virtual-thread transitions keep their speed; read with vtctx-reader)")                        \
@@ -87,7 +88,8 @@ enum ReaderCommand : unsigned {
     "at most S seconds (default: no limit); exit 3 if P exits meanwhile")                          \
   X("attach", "", kTargetCommands, "", "",                                                         \
     "first load the vtctx agent into P if it is a HotSpot JVM without it (as `vtctx-reader "       \
-    "attach`); already active: say so and go on")                                                  \
+    "attach`, the channel as --channel says); already active: say so and go on; then say how "     \
+    "many shims the agent serves")                                                                 \
   X("agent", "", kTargetCommands, "PATH", "",                                                      \
     "with --attach: the agent (default: beside vtctx-reader)")                                     \
   X("agent-options", "", kTargetCommands, "OPTS", "", "with --attach: the agent's options")        \

@@ -478,7 +478,8 @@ AgentLoadOptions WithChosenChannel(const TargetProcess& target, AgentLoadOptions
   const absl::Status followable =
       memory.ok() ? CheckIdentityFollowable(target, **memory) : memory.status();
   if (followable.ok()) {
-    options.agent_options += options.agent_options.empty() ? "channel=identity" : ",channel=identity";
+    options.agent_options +=
+        options.agent_options.empty() ? "channel=identity" : ",channel=identity";
     return options;
   }
   fprintf(stderr,
@@ -497,7 +498,8 @@ absl::Status AttachBeforeRun(const TargetProcess& target,
   if (!report.ok()) return report.status();
   fprintf(stderr, "vtctx-reader: pid %d: %s\n", target.pid(), DescribeAgentReport(*report).c_str());
   if (absl::StatusOr<vtctx_agent_status> status = ReadAgentStatusOf(target); status.ok()) {
-    fprintf(stderr, "vtctx-reader: pid %d: %s\n", target.pid(), DescribeAgentStatus(*status).c_str());
+    fprintf(stderr, "vtctx-reader: pid %d: %s\n", target.pid(),
+            DescribeAgentStatus(*status).c_str());
   }
   return absl::OkStatus();
 }

@@ -20,8 +20,8 @@ absl::StatusOr<uint64_t> NamedAddress(const ProcessContext& context, absl::strin
   uint64_t address = 0;
   if (!absl::StartsWith(text, "0x") ||
       !absl::SimpleHexAtoi(absl::string_view(text).substr(2), &address) || address == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the process context names no address for ", key, " ('", Printable(text, 40), "')"));
+    return absl::FailedPreconditionError(absl::StrCat("the process context names no address for ",
+                                                      key, " ('", Printable(text, 40), "')"));
   }
   const std::string version = ExtraString(context, layout_key);
   if (version != std::to_string(layout)) {
@@ -33,8 +33,9 @@ absl::StatusOr<uint64_t> NamedAddress(const ProcessContext& context, absl::strin
 
 absl::StatusOr<vtctx_agent_status> ReadAgentStatus(const ProcessContext& context,
                                                    MemoryReader& memory) {
-  absl::StatusOr<uint64_t> address = NamedAddress(
-      context, VTCTX_PCTX_KEY_VTCTX_STATUS, VTCTX_PCTX_KEY_VTCTX_STATUS_LAYOUT, VTCTX_STATUS_LAYOUT);
+  absl::StatusOr<uint64_t> address =
+      NamedAddress(context, VTCTX_PCTX_KEY_VTCTX_STATUS, VTCTX_PCTX_KEY_VTCTX_STATUS_LAYOUT,
+                   VTCTX_STATUS_LAYOUT);
   if (!address.ok()) return address.status();
   vtctx_agent_status status{};
   if (absl::Status read = memory.Read(*address, &status, sizeof status); !read.ok()) {

@@ -170,9 +170,10 @@ TEST(CommandOptions, Attach) {
   EXPECT_TRUE(p->run.attach->choose_channel);  // no --channel, no channel= option
   EXPECT_FALSE(ParseProfileOptions(Words{"--pid", "5"}.args())->run.attach.has_value());
   // The channel is chosen at the attach only when nothing names one; `verify` compares both.
-  for (const Words& named : {Words{"--attach", "--pid", "5", "--channel", "carrier"},
-                             Words{"--attach", "--pid", "5", "--channel", "identity"},
-                             Words{"--attach", "--pid", "5", "--agent-options", "channel=carrier"}}) {
+  for (const Words& named :
+       {Words{"--attach", "--pid", "5", "--channel", "carrier"},
+        Words{"--attach", "--pid", "5", "--channel", "identity"},
+        Words{"--attach", "--pid", "5", "--agent-options", "channel=carrier"}}) {
     absl::StatusOr<ProfileOptions> chosen = ParseProfileOptions(named.args());
     ASSERT_TRUE(chosen.ok() && chosen->run.attach.has_value()) << chosen.status();
     EXPECT_FALSE(chosen->run.attach->choose_channel);

@@ -1,12 +1,11 @@
 // The no-context warning (commands/contextWarning.h) and the agent's status block as the reader
 // reads it (target/agentStatusRead.h): each cause named, the block found only where a vtctx
 // process context names it with the right layout and magic.
-#include "commands/contextWarning.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "commands/contextWarning.h"
 #include "fakeMemory.h"
 #include "target/agentStatusRead.h"
 #include "vtctx/processContextHeader.h"
@@ -15,8 +14,12 @@ namespace vtctx::reader {
 namespace {
 
 vtctx_agent_status Status(uint64_t served, uint64_t refused, uint64_t publishing) {
-  return {VTCTX_STATUS_MAGIC, VTCTX_STATUS_LAYOUT, served ? VTCTX_SHIM_ORIGIN_OTEL_EXTENSION : 0u,
-          served, refused, publishing};
+  return {VTCTX_STATUS_MAGIC,
+          VTCTX_STATUS_LAYOUT,
+          served ? VTCTX_SHIM_ORIGIN_OTEL_EXTENSION : 0u,
+          served,
+          refused,
+          publishing};
 }
 
 WriterFacts Vtctx(std::optional<vtctx_agent_status> status, std::string channel = "carrier",

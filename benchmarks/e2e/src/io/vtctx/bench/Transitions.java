@@ -26,8 +26,8 @@ import java.util.stream.Stream;
  *
  * <p>With {@code -Dbench.attachAgent=<path>=<options>} the JVM starts without an agent and loads
  * that one into itself after the warm-up iterations (the Attach API, as `vtctx-reader attach` and
- * `--attach` load it; needs {@code -Djdk.attach.allowAttachSelf=true}): the measured iterations show
- * what an attach leaves behind.
+ * `--attach` load it; needs {@code -Djdk.attach.allowAttachSelf=true}): the measured iterations
+ * show what an attach leaves behind.
  *
  * <p>Prints one line: {@code result workload=... ops=... median_ms=... cpu_median_ms=...
  * iterations_ms=[...]}. cpu_median_ms is the process CPU time per iteration, summed over every
@@ -69,7 +69,8 @@ public final class Transitions {
     String agent = System.getProperty("bench.attachAgent");
     if (agent == null) return;
     int options = agent.indexOf('=');
-    var vm = com.sun.tools.attach.VirtualMachine.attach(Long.toString(ProcessHandle.current().pid()));
+    String self = Long.toString(ProcessHandle.current().pid());
+    var vm = com.sun.tools.attach.VirtualMachine.attach(self);
     try {
       vm.loadAgentPath(
           options < 0 ? agent : agent.substring(0, options),

@@ -13,9 +13,9 @@ import java.util.Set;
  * Which span attributes the vtctx storage copies into records: {@value #PROPERTY} (environment
  * variable {@value #ENV}), a comma-separated list of attribute names such as {@code
  * http.route,enduser.id}. Unset, the default is {@code http.route} when the shim runs as an
- * OpenTelemetry Java agent extension (the agent's HTTP server instrumentations set it; `vtctx-reader
- * profile --group-by http.route` then ranks endpoints), else nothing. Empty: nothing is copied and
- * the vtctx storage costs what it did without this feature.
+ * OpenTelemetry Java agent extension (the agent's HTTP server instrumentations set it, and {@code
+ * vtctx-reader profile --group-by http.route} then ranks endpoints), else nothing. Empty: nothing
+ * is copied and the vtctx storage costs what it did without this feature.
  *
  * <p>Sources, the last one applied wins: the system property, else the environment variable, read
  * when this class loads; then the SDK autoconfiguration's value of the property (it also sees the
@@ -51,12 +51,14 @@ final class RecordAttributeConfig {
     return of(List.of(value.split(",")));
   }
 
-  // The Java agent loads extensions with its own ExtensionClassLoader (a class name in a string
-  // is not remapped, unlike class literals).
+  // The Java agent loads extensions with its own class loader (a class name in a string is not
+  // remapped, unlike class literals).
+  private static final String JAVAAGENT_EXTENSION_LOADER =
+      "io.opentelemetry.javaagent.tooling.ExtensionClassLoader";
+
   private static boolean inJavaagentExtension() {
     ClassLoader loader = RecordAttributeConfig.class.getClassLoader();
-    return loader != null
-        && loader.getClass().getName().equals("io.opentelemetry.javaagent.tooling.ExtensionClassLoader");
+    return loader != null && loader.getClass().getName().equals(JAVAAGENT_EXTENSION_LOADER);
   }
 
   /** Trims names, drops empty ones and repeats, refuses names no record key can have. */
