@@ -19,6 +19,12 @@ jobject SystemClassLoader(JNIEnv* jni) {
   return loader;
 }
 
+void DeleteLocalRefs(JNIEnv* jni, std::initializer_list<jobject> refs) {
+  for (jobject ref : refs) {
+    if (ref != nullptr) jni->DeleteLocalRef(ref);
+  }
+}
+
 jobject DefiningLoader(JNIEnv* jni, jclass klass) {
   jclass class_class = jni->FindClass("java/lang/Class");
   jmethodID get_loader =
@@ -50,9 +56,7 @@ jclass ClassForName(JNIEnv* jni, const char* name, bool initialize, jobject load
     jni->ExceptionClear();
     klass = nullptr;
   }
-  for (jobject ref : {static_cast<jobject>(class_class), static_cast<jobject>(java_name)}) {
-    if (ref != nullptr) jni->DeleteLocalRef(ref);
-  }
+  DeleteLocalRefs(jni, {class_class, java_name});
   return klass;
 }
 

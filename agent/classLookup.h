@@ -7,10 +7,15 @@
 #include <jni.h>
 #include <jvmti.h>
 
+#include <initializer_list>
+
 namespace vtctx {
 
 // ClassLoader.getSystemClassLoader() (a local reference), or null.
 jobject SystemClassLoader(JNIEnv* jni);
+
+// Deletes each non-null local reference of `refs`.
+void DeleteLocalRefs(JNIEnv* jni, std::initializer_list<jobject> refs);
 
 // klass.getClassLoader() (a local reference), or null for the boot loader or on failure.
 jobject DefiningLoader(JNIEnv* jni, jclass klass);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <initializer_list>
 #include <vector>
 
 #include "classLookup.h"
@@ -19,12 +18,6 @@ constexpr char kAgentNativesName[] = "io.vtctx.internal.AgentNatives";
 // contract with the shim).
 constexpr char kActiveField[] = "active";
 constexpr char kAttributesOffField[] = "attributesOff";
-
-void DeleteLocal(JNIEnv* jni, std::initializer_list<jobject> refs) {
-  for (jobject ref : refs) {
-    if (ref != nullptr) jni->DeleteLocalRef(ref);
-  }
-}
 
 bool SetFlag(JNIEnv* jni, jclass agent_link, const char* field) {
   // AgentLink's initializer runs no code: GetStaticFieldID may initialize it here.
@@ -59,7 +52,7 @@ ShimLinkOutcome SetInBoundShims(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loader
       told.push_back(link);
       link = nullptr;  // kept in `told` until the end
     }
-    DeleteLocal(jni, {loader, natives, link});
+    DeleteLocalRefs(jni, {loader, natives, link});
   }
   for (jclass link : told) jni->DeleteLocalRef(link);
   LogDebug("%d running shims told %s", outcome.shims, field);

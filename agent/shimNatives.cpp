@@ -1,7 +1,6 @@
 #include "shimNatives.h"
 
 #include <atomic>
-#include <initializer_list>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,12 +22,6 @@ std::mutex g_mutex;
 std::vector<jweak> g_bound;
 std::atomic<bool> g_mismatch_logged{false};
 std::atomic<bool> g_refusal_logged{false};
-
-void DeleteLocal(JNIEnv* jni, std::initializer_list<jobject> refs) {
-  for (jobject ref : refs) {
-    if (ref != nullptr) jni->DeleteLocalRef(ref);
-  }
-}
 
 bool AlreadyBound(JNIEnv* jni, jclass klass) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -53,7 +46,11 @@ bool Register(JNIEnv* jni, jclass klass, ShimOrigin origin, std::string* error) 
     return false;
   }
   {
+    // An attach and the shim's own probe may bind the same class at once: counted once.
     std::lock_guard<std::mutex> lock(g_mutex);
+    for (jweak weak : g_bound) {
+      if (jni->IsSameObject(weak, klass)) return true;
+    }
     g_bound.push_back(jni->NewWeakGlobalRef(klass));
   }
   CountShimServed(OriginBit(origin));
@@ -94,9 +91,9 @@ ShimBinding BindShimNatives(jvmtiEnv* jvmti, JNIEnv* jni, ShimLoaders loaders) {
       if (!AlreadyBound(jni, natives) && Judge(jni, natives, loaders, &outcome.error)) {
         ++outcome.bound;
       }
-      DeleteLocal(jni, {natives});
+      DeleteLocalRefs(jni, {natives});
     }
-    DeleteLocal(jni, {loader});
+    DeleteLocalRefs(jni, {loader});
   }
   return outcome;
 }
@@ -105,16 +102,16 @@ void BindShimNativesFor(JNIEnv* jni, jobject bootstrap, ShimLoaders loaders) {
   jclass class_class = jni->FindClass("java/lang/Class");
   // An instance method of that name gets its receiver here, not a class.
   const bool is_class = class_class != nullptr && jni->IsInstanceOf(bootstrap, class_class);
-  DeleteLocal(jni, {class_class});
+  DeleteLocalRefs(jni, {class_class});
   if (!is_class) return;
   // The class the caller's loader resolves the name to (its own, or a parent's) is judged.
   jobject loader = DefiningLoader(jni, static_cast<jclass>(bootstrap));
   if (jclass natives = ClassForName(jni, kAgentNativesName, false, loader)) {
     std::string error;
     Judge(jni, natives, loaders, &error);
-    DeleteLocal(jni, {natives});
+    DeleteLocalRefs(jni, {natives});
   }
-  DeleteLocal(jni, {loader});
+  DeleteLocalRefs(jni, {loader});
   if (jni->ExceptionCheck()) jni->ExceptionClear();
 }
 

@@ -1,6 +1,5 @@
 #include "shimOrigin.h"
 
-#include <initializer_list>
 
 #include "classLookup.h"
 #include "vtctx/agentStatus.h"
@@ -15,12 +14,6 @@ constexpr char kAgentLinkSignature[] = "Lio/vtctx/internal/AgentLink;";
 constexpr char kOtelAgentInitializer[] = "io.opentelemetry.javaagent.bootstrap.AgentInitializer";
 constexpr char kExtensionsLoaderMethod[] = "getExtensionsClassLoader";
 
-void DeleteLocal(JNIEnv* jni, std::initializer_list<jobject> refs) {
-  for (jobject ref : refs) {
-    if (ref != nullptr) jni->DeleteLocalRef(ref);
-  }
-}
-
 }  // namespace
 
 jobject OtelExtensionsLoader(JNIEnv* jni) {
@@ -34,7 +27,7 @@ jobject OtelExtensionsLoader(JNIEnv* jni) {
     jni->ExceptionClear();
     loader = nullptr;
   }
-  DeleteLocal(jni, {initializer});
+  DeleteLocalRefs(jni, {initializer});
   return loader;
 }
 
@@ -50,9 +43,9 @@ ShimOrigin OriginOf(JNIEnv* jni, jclass natives) {
     if (resolved != nullptr && jni->IsSameObject(resolved, natives)) {
       origin = ShimOrigin::kOtelExtension;
     }
-    DeleteLocal(jni, {extensions, resolved});
+    DeleteLocalRefs(jni, {extensions, resolved});
   }
-  DeleteLocal(jni, {defining, system});
+  DeleteLocalRefs(jni, {defining, system});
   return origin;
 }
 

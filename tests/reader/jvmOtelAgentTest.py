@@ -9,7 +9,8 @@ shim jar as its extension, profiled with the reader's default options. Cases:
             get nothing: inactive, no record, no buffer
   startup   -agentpath:libvtctx.so with default options, then `profile --pid P` (no --attach)
   refused   -agentpath:libvtctx.so=shim_loaders=system, which does not serve the extension: no
-            sample carries a context, and the reader's warning line says the agent refused it
+            sample carries a context, and the reader's warning line says the agent refused it,
+            for `profile` and for `syscalls` (the service's write(2) calls)
 
 Checks, with google/pprof: at least 90 % of the samples in the request code carry a trace/span
 pair the application made current, of the kind that code runs under (a server span in
@@ -115,6 +116,25 @@ def summary_and_warning(lines):
     return fields, warnings
 
 
+def check_syscalls_warning(args, pid):
+    """`syscalls` on the same JVM says the same."""
+    run = StreamingReader(args.reader, ["syscalls", "--pid", str(pid), "--syscall", "write", "-d",
+                                        "3", "--format", "json"])
+    try:
+        run.wait_attached(timeout=120)
+        code = run.proc.wait(timeout=120)
+        run.stderr.join(30)
+        check(code == 0, f"vtctx-reader syscalls exited {code}")
+    finally:
+        run.kill()
+    fields, warnings = summary_and_warning(run.stderr.all)
+    print(f"syscalls: events={fields.get('events')} with_context={fields.get('with_context')}; "
+          f"warnings: {warnings}")
+    check(int(fields.get("events", 0)) > 0, "syscalls saw no write(2) of the service")
+    check(len(warnings) == 1 and "refused" in warnings[0],
+          f"syscalls' warning must say the agent refused the shim: {warnings}")
+
+
 def check_webapp_copies(jvm):
     jvm.send("webapp")
     for _ in range(2):
@@ -145,6 +165,7 @@ def main():
                   f"the warning must say the agent refused the shim: {warnings}")
             check(any("vtctx: refused the shim" in l for l in jvm.err.all),
                   "the JVM's stderr does not say the agent refused the shim")
+            check_syscalls_warning(args, pid)
         else:
             check(int(fields.get("with_context", 0)) > 0 and not warnings,
                   f"with_context={fields.get('with_context')}, warnings {warnings}")
