@@ -11,6 +11,11 @@
 
 namespace vtctx {
 
+// The shim's classes the agent looks up (their names are the agent's contract with the shim).
+inline constexpr char kAgentNativesName[] = "io.vtctx.internal.AgentNatives";
+inline constexpr char kAgentLinkName[] = "io.vtctx.internal.AgentLink";
+inline constexpr char kAgentLinkSignature[] = "Lio/vtctx/internal/AgentLink;";
+
 // ClassLoader.getSystemClassLoader() (a local reference), or null.
 jobject SystemClassLoader(JNIEnv* jni);
 

@@ -12,8 +12,6 @@
 namespace vtctx {
 namespace {
 
-constexpr char kAgentLinkName[] = "io.vtctx.internal.AgentLink";
-constexpr char kAgentNativesName[] = "io.vtctx.internal.AgentNatives";
 // AgentLink's private static volatile booleans (the fields' names and types are this file's
 // contract with the shim).
 constexpr char kActiveField[] = "active";

@@ -14,8 +14,6 @@
 namespace vtctx {
 namespace {
 
-constexpr char kAgentNativesName[] = "io.vtctx.internal.AgentNatives";
-
 // Weak references to the classes that got the natives (a web application's loader can still be
 // unloaded). Written under the mutex; a handful at most.
 std::mutex g_mutex;

@@ -7,8 +7,6 @@
 namespace vtctx {
 namespace {
 
-constexpr char kAgentNativesName[] = "io.vtctx.internal.AgentNatives";
-constexpr char kAgentLinkSignature[] = "Lio/vtctx/internal/AgentLink;";
 // The OpenTelemetry Java agent's bootstrap class, and its public accessor of the extensions
 // class loader (io.opentelemetry.javaagent.bootstrap.AgentInitializer, 2.x).
 constexpr char kOtelAgentInitializer[] = "io.opentelemetry.javaagent.bootstrap.AgentInitializer";
