@@ -1,6 +1,5 @@
 #include "shimOrigin.h"
 
-
 #include "classLookup.h"
 #include "vtctx/agentStatus.h"
 
