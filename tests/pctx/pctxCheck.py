@@ -178,7 +178,8 @@ def decode(pb, payload):
     writer = {}
     for kv in reading.message.extra_attributes:
         if kv.key in ("vtctx.version", "vtctx.load", "vtctx.options", "vtctx.channel",
-                      "vtctx.identity.index", "vtctx.identity.layout"):
+                      "vtctx.identity.index", "vtctx.identity.layout", "vtctx.status",
+                      "vtctx.status.layout"):
             check(kv.value.WhichOneof("value") == "string_value", "%s not a string" % kv.key)
             writer[kv.key] = kv.value.string_value
             if kv.key == "vtctx.version":
@@ -204,6 +205,11 @@ def decode(pb, payload):
     else:
         check("vtctx.identity.index" not in writer and "vtctx.identity.layout" not in writer,
               "a thread index named with thread_index=off: %r" % writer)
+    # The agent's status block, always (docs/protocol.md, "Agent status").
+    check(re.fullmatch(r"0x[0-9a-f]+", writer.get("vtctx.status", "")) is not None,
+          "vtctx.status is %r" % writer.get("vtctx.status"))
+    check(writer.get("vtctx.status.layout") == "1",
+          "vtctx.status.layout is %r" % writer.get("vtctx.status.layout"))
     check(reading.supported, "threadlocal.schema_version is %r" % reading.schema)
     check(reading.key_map == "ok", "threadlocal.attribute_key_map is %s" % reading.key_map)
     return resource, reading.schema, reading.keys if reading.key_map == "ok" else None
