@@ -126,10 +126,11 @@ go_tool vegeta github.com/tsenart/vegeta/v12 v12.13.0 "bench.sh --service (bench
 go_tool pprof github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b reader.jvm_pprof
 
 # async-profiler, the reference for Java stacks: reader.async_profiler_compare profiles the same
-# JVMs with it and with vtctx-reader. Maven Central's jar ships the native library.
-ASYNC_PROFILER_VERSION=4.2
-ASYNC_PROFILER_LIB=${VTCTX_ASYNC_PROFILER_LIB:-/opt/vtctx/async-profiler/libasyncProfiler.so}
-if [[ ! -e $ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION || ! -s $ASYNC_PROFILER_LIB ]]; then
+# JVMs with it and with vtctx-reader. Maven Central's jar ships the native library, kept in a
+# directory of its version (a checkout of another version keeps its own).
+ASYNC_PROFILER_VERSION=4.5
+ASYNC_PROFILER_LIB=${VTCTX_ASYNC_PROFILER_LIB:-/opt/vtctx/async-profiler/$ASYNC_PROFILER_VERSION/libasyncProfiler.so}
+if [[ ! -s $ASYNC_PROFILER_LIB ]]; then
   echo "install-deps: installing async-profiler $ASYNC_PROFILER_VERSION (Maven Central) into $(dirname "$ASYNC_PROFILER_LIB")"
   jar=$HOME/.m2/repository/tools/profiler/async-profiler/$ASYNC_PROFILER_VERSION/async-profiler-$ASYNC_PROFILER_VERSION.jar
   tmp=$(mktemp -d)
@@ -137,11 +138,10 @@ if [[ ! -e $ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION || ! -s $ASYNC_PROFILER_L
     python3 -m zipfile -e "$jar" "$tmp" && [[ -s $tmp/linux-x64/libasyncProfiler.so ]]; then
     mkdir -p "$(dirname "$ASYNC_PROFILER_LIB")"
     install -m 0755 "$tmp/linux-x64/libasyncProfiler.so" "$ASYNC_PROFILER_LIB"
-    touch "$ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION"
   else
     echo "install-deps: warning: no async-profiler; reader.async_profiler_compare will fail" >&2
   fi
   rm -rf "$tmp"
 fi
 
-echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; Go tools in $TOOLS_DIR; async-profiler $ASYNC_PROFILER_LIB)"
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; JDK 26/27 root $SID_ROOT; Go tools in $TOOLS_DIR; async-profiler $ASYNC_PROFILER_LIB)"

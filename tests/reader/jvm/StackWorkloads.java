@@ -1,6 +1,8 @@
 import io.vtctx.internal.TestNatives;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 import java.util.zip.Deflater;
@@ -15,6 +17,8 @@ import java.util.zip.Deflater;
  *   <li>inlined: lambda -> Chain.a -> b -> c -> leaf, all small enough for C2 to inline;
  *   <li>megamorphic: one call site over four Shape implementations;
  *   <li>streams: IntStream with lambdas (JDK frames between ours);
+ *   <li>comparator: Arrays.sort with a Comparator.comparing(..).thenComparing(..) chain of
+ *       lambdas, which C2 inlines into TimSort (JDK frames and lambda frames between ours);
  *   <li>jni: Deflater.deflate (a JNI call into the JDK's libzip) under Java frames;
  *   <li>recursion: fib, 20 deep;
  *   <li>parking: bursts of work between LockSupport.parkNanos calls (hops carriers);
@@ -29,7 +33,8 @@ import java.util.zip.Deflater;
  * <p>Protocol (TargetProtocol), once per workload named in the first argument (comma-separated),
  * in order: ready line {"workload":W}, "go", runs MILLIS ms, done line, "quit". Before its ready
  * line each workload runs -Dwarmup iterations per thread (3000), so that the JIT has compiled it
- * when sampling starts. Arguments: workloads threads millis. Needs the vtctx agent.
+ * when sampling starts. Arguments: workloads threads millis; a workload may be written
+ * NAME*FACTOR to run FACTOR times the warmup iterations and the millis. Needs the vtctx agent.
  */
 public final class StackWorkloads {
   static volatile long sink;
@@ -98,6 +103,36 @@ public final class StackWorkloads {
     return IntStream.range(0, 512).map(i -> (int) (i * x)).filter(i -> (i & 1) == 0).sum();
   }
 
+  static final class Item {
+    final int group;
+    final long weight;
+
+    Item(int group, long weight) {
+      this.group = group;
+      this.weight = weight;
+    }
+
+    int group() {
+      return group;
+    }
+
+    long weight() {
+      return weight;
+    }
+  }
+
+  static final Comparator<Item> ORDER =
+      Comparator.comparing(Item::group).thenComparing(Item::weight);
+
+  static long comparator(long x) {
+    Item[] items = new Item[256];
+    for (int i = 0; i < items.length; i++) {
+      items[i] = new Item((int) ((x + i * 0x9E37L) & 15), (x * 31 + i) ^ (i * 0x5DEECE66DL));
+    }
+    Arrays.sort(items, ORDER);
+    return items[0].weight + items[items.length - 1].group;
+  }
+
   static long deflate(Deflater deflater, byte[] in, byte[] out) {
     deflater.reset();
     deflater.setInput(in);
@@ -128,6 +163,8 @@ public final class StackWorkloads {
         return megamorphic(x);
       case "streams":
         return streams(x);
+      case "comparator":
+        return comparator(x);
       case "jni":
         return deflate(deflater, in, out);
       case "recursion":
@@ -197,10 +234,13 @@ public final class StackWorkloads {
     TargetProtocol.requireAgent("StackWorkloads");
     TargetProtocol protocol = new TargetProtocol();
     for (int w = 0; w < workloads.length; w++) {
-      onVirtualThreads(threads, w, warmup, 0, workloads[w]);
-      protocol.ready(",\"workload\":\"" + workloads[w] + "\"");
-      final long end = System.nanoTime() + millis * 1_000_000L;
-      onVirtualThreads(threads, w, 0, end, workloads[w]);
+      final String[] spec = workloads[w].split("\\*");
+      final String name = spec[0];
+      final long factor = spec.length > 1 ? Long.parseLong(spec[1]) : 1;
+      onVirtualThreads(threads, w, warmup * factor, 0, name);
+      protocol.ready(",\"workload\":\"" + name + "\"");
+      final long end = System.nanoTime() + millis * factor * 1_000_000L;
+      onVirtualThreads(threads, w, 0, end, name);
       protocol.done("");
     }
   }
