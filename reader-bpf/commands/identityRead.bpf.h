@@ -21,14 +21,14 @@ const volatile struct vtctx_identity_recipe vtctx_identity = {};
 /* The id of the Java thread HotSpot says this OS thread runs now. */
 static __always_inline int vtctx_mounted_thread_id(const volatile struct vtctx_identity_recipe* r,
                                                    struct vtctx_identity_hit* hit) {
-  __u64 slot = 0, thread = 0, functions = 0;
+  __u64 slot = 0, thread = 0, word = 0;
   int status = vtctx_slot_address(&r->thread_slot, vtctx_thread_pointer(), &slot);
 
   if (status != VTCTX_CTX_OK) return status;
   if (vtctx_read_u64(&thread, slot)) return VTCTX_CTX_FAULT;
   if (thread == 0) return VTCTX_CTX_NO_JAVA_THREAD;
-  /* Only a JavaThread has a JNIEnv (identitySlot.h). */
-  if (vtctx_read_u64(&functions, thread + r->jni_env_offset) || functions != r->jni_functions)
+  /* Only a JavaThread holds this word there (identitySlot.h). */
+  if (vtctx_read_u64(&word, thread + r->java_thread_word_offset) || word != r->java_thread_word)
     return VTCTX_CTX_NO_JAVA_THREAD;
   if (r->kind == VTCTX_IDENTITY_OWNER_ID) {
     if (vtctx_read_u64(&hit->thread_id, thread + r->owner_id_offset)) return VTCTX_CTX_FAULT;

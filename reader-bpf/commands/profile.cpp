@@ -157,6 +157,7 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
                                              code_->code_cache(), VTCTX_MAX_STACK_DEPTH);
       sample->stacks.user = std::move(unwound.pcs);
       sample->stacks.interpreted = std::move(unwound.interpreted);
+      sample->stacks.innermost_own_code = unwound.innermost_own_code;
       sample->stacks.depth_limited |= unwound.end == UnwindEnd::kDepthLimited;
       sample->stacks.unwind_stopped = unwound.end == UnwindEnd::kStopped;
       sample->stacks.copy_cut = unwound.end == UnwindEnd::kCopyEnd;

@@ -117,6 +117,10 @@ std::vector<Frame> StackFrames(const SampleCount& c, FrameNamer& symbols) {
   std::vector<Frame> frames;
   for (uint64_t ip : c.stacks.kernel) frames.push_back(symbols.KernelFrame(ip));
   for (size_t i = 0; i < c.stacks.user.size(); ++i) {
+    if (i == 0 && c.stacks.innermost_own_code) {
+      frames.push_back(symbols.UserFrame(c.stacks.user[0], /*return_address=*/false));
+      continue;
+    }
     const InterpretedSlots slots =
         i < c.stacks.interpreted.size() ? c.stacks.interpreted[i] : InterpretedSlots{};
     for (Frame& f : symbols.UserFrames(c.stacks.user[i], /*return_address=*/i != 0, slots)) {

@@ -23,6 +23,9 @@ struct SampleStacks {
   // Unwound from a copy: per user frame, what an interpreted frame holds of its method (names
   // it); empty when no frame is interpreted.
   std::vector<InterpretedSlots> interpreted;
+  // The innermost user frame is compiled code in its entry or exit: named by its method alone
+  // (UnwoundStack::innermost_own_code).
+  bool innermost_own_code = false;
   int32_t user_error = 0;  // -errno of the user walk (0: walked; -14 EFAULT included)
   // A stack filled all VTCTX_MAX_STACK_DEPTH frames: its outermost frames may be missing.
   bool depth_limited = false;

@@ -69,9 +69,11 @@ FrameBuilt PrologueState(std::span<const uint8_t> code, uint64_t frame_bytes) {
       length = 1;
       // A 16-byte frame is the return address and the saved rbp: no sub follows.
       next = frame_bytes == 16 ? FrameBuilt::kWhole : FrameBuilt::kRbpPushed;
-    } else if (StartsWith(at, {0x48, 0x89, 0xe5}) &&
+    } else if ((StartsWith(at, {0x48, 0x89, 0xe5}) || StartsWith(at, {0x48, 0x8b, 0xec})) &&
                (state == FrameBuilt::kRbpPushed || frame_bytes == 16)) {
-      length = 3;  // mov %rsp,%rbp (-XX:+PreserveFramePointer): the frame is unchanged
+      // mov %rsp,%rbp (-XX:+PreserveFramePointer), in either encoding (HotSpot's assembler emits
+      // 8b /r): the frame is unchanged.
+      length = 3;
     } else if (StartsWith(at, {0x48, 0x83, 0xec, -1}) ||
                StartsWith(at, {0x48, 0x81, 0xec, -1, -1, -1, -1})) {  // sub $F,%rsp
       if (state == FrameBuilt::kWhole || state == FrameBuilt::kWholeRbpLive) return state;

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "hotspot/hotspotNames.h"
 #include "hotspot/jvmFacts.h"
 #include "hotspot/vmStructs.h"
 #include "target/arch.h"
@@ -43,8 +45,17 @@ struct LibJvm {
   uint64_t bias = 0;
 };
 
+// The libjvm.so symbols the recipe reads: its own and the names table's (hotspotNames.h).
+std::vector<absl::string_view> LibJvmSymbolNames() {
+  std::vector<absl::string_view> names = {kThreadCurrent, kTidOffset};
+  for (const AlternateName& a : kJavaThreadTestNames) {
+    if (a.where == AlternateName::Where::kSymbol) names.push_back(a.name);
+  }
+  return names;
+}
+
 absl::StatusOr<LibJvm> ReadLibJvm(const std::string& proc_dir, const std::vector<Mapping>& maps) {
-  static constexpr absl::string_view kNames[] = {kThreadCurrent, kTidOffset};
+  static const std::vector<absl::string_view> kNames = LibJvmSymbolNames();
   for (const MappedFile& file : GroupMappedFiles(maps)) {
     if (!absl::EndsWith(file.path, "/libjvm.so")) continue;
     const Mapping& first = file.mappings.front();
@@ -59,10 +70,8 @@ absl::StatusOr<LibJvm> ReadLibJvm(const std::string& proc_dir, const std::vector
   return Refuse("no libjvm.so mapped (not a HotSpot JVM)");
 }
 
-// The JNI function table every JavaThread's JNIEnv points at, read from the JVM's own list of its
-// Java threads (ThreadsSMRSupport::_java_thread_list): the first few must agree.
-absl::StatusOr<uint64_t> JniFunctionTable(MemoryReader& memory, const VmStructs& vm,
-                                          uint64_t jni_env_offset) {
+// The first few JavaThreads of the JVM's own list of them (ThreadsSMRSupport::_java_thread_list).
+absl::StatusOr<std::vector<uint64_t>> ListedJavaThreads(MemoryReader& memory, const VmStructs& vm) {
   const std::optional<uint64_t> list_at = vm.Address("ThreadsSMRSupport", "_java_thread_list");
   const std::optional<uint64_t> length_at = vm.Offset("ThreadsList", "_length");
   const std::optional<uint64_t> threads_at = vm.Offset("ThreadsList", "_threads");
@@ -78,17 +87,45 @@ absl::StatusOr<uint64_t> JniFunctionTable(MemoryReader& memory, const VmStructs&
       length == 0 || *threads == 0) {
     return absl::UnimplementedError("the JVM's list of Java threads is not readable");
   }
-  uint64_t table = 0;
-  for (uint32_t i = 0; i < std::min<uint32_t>(length, 4); ++i) {
+  std::vector<uint64_t> out;
+  for (uint32_t i = 0; i < std::min<uint32_t>(length, 8); ++i) {
     absl::StatusOr<uint64_t> thread = memory.ReadU64(*threads + 8 * i);
-    absl::StatusOr<uint64_t> functions =
-        thread.ok() ? memory.ReadU64(*thread + jni_env_offset) : thread;
+    if (!thread.ok() || *thread == 0) {
+      return absl::UnimplementedError("the JVM's list of Java threads is not readable");
+    }
+    out.push_back(*thread);
+  }
+  return out;
+}
+
+// The JNI function table every JavaThread's JNIEnv points at: the listed threads must agree.
+absl::StatusOr<uint64_t> JniFunctionTable(MemoryReader& memory, std::span<const uint64_t> threads,
+                                          uint64_t jni_env_offset) {
+  uint64_t table = 0;
+  for (uint64_t thread : threads) {
+    absl::StatusOr<uint64_t> functions = memory.ReadU64(thread + jni_env_offset);
     if (!functions.ok() || *functions == 0 || (table != 0 && *functions != table)) {
       return absl::UnimplementedError("the JVM's Java threads do not share one JNI function table");
     }
     table = *functions;
   }
   return table;
+}
+
+// A JavaThread's vtable pointer: the vtable symbol's address past its offset-to-top and type-info
+// words (the Itanium C++ ABI's address point), which HotSpot's Serviceability Agent compares too.
+// The main thread, first in the list, is a plain JavaThread: some listed thread must carry it.
+constexpr uint64_t kVtableAddressPoint = 16;
+absl::StatusOr<uint64_t> JavaThreadVtable(MemoryReader& memory, std::span<const uint64_t> threads,
+                                          uint64_t vtable) {
+  const uint64_t expected = vtable + kVtableAddressPoint;
+  for (uint64_t thread : threads) {
+    absl::StatusOr<uint64_t> word = memory.ReadU64(thread);
+    if (word.ok() && *word == expected) return expected;
+  }
+  return absl::UnimplementedError(
+      "no thread in the JVM's list of Java threads has JavaThread's vtable (libjvm.so's "
+      "_ZTV10JavaThread): not this libjvm.so's symbol table?");
 }
 
 }  // namespace
@@ -150,35 +187,63 @@ absl::StatusOr<IdentityRecipe> ResolveJavaThreadRecipe(const std::string& proc_d
   absl::StatusOr<JvmFacts> facts = ReadJvmFacts(memory, *vm, flags);
   const std::string release = facts.ok() && !facts->release.empty() ? facts->release : "unknown";
 
-  // What tells a JavaThread from HotSpot's other threads: its JNIEnv's function table.
-  const std::optional<uint64_t> jni_env = vm->Offset("JavaThread", "_jni_environment");
-  if (!jni_env || *jni_env == 0 || *jni_env > kMaxFieldOffset) {
-    return Refuse(
-        "HotSpot's tables (gHotSpotVMStructs, JVMCIVMStructs) do not name "
-        "JavaThread::_jni_environment");
-  }
-  absl::StatusOr<uint64_t> functions = JniFunctionTable(memory, *vm, *jni_env);
-  if (!functions.ok()) return Refuse(functions.status().message());
-  r.jni_env_offset = *jni_env;
-  r.jni_functions = *functions;
+  // Each thing the recipe needs by the first of its names (hotspotNames.h) this JVM has: a field
+  // of gHotSpotVMStructs or JVMCIVMStructs, or a symbol of libjvm.so's .symtab.
+  auto named = [&](const AlternateName& a) -> std::optional<uint64_t> {
+    if (a.where == AlternateName::Where::kOffset) return vm->Offset(a.name, a.field);
+    const auto it = jvm->elf.symbols.find(std::string(a.name));
+    if (it == jvm->elf.symbols.end() || it->second.value == 0) return std::nullopt;
+    return it->second.value;
+  };
 
-  if (std::optional<uint64_t> owner = vm->Offset("JavaThread", "_monitor_owner_id")) {
-    if (*owner == 0 || *owner > kMaxFieldOffset)
-      return Refuse("JavaThread::_monitor_owner_id is out of range");
+  // What tells a JavaThread from HotSpot's other threads: a word only JavaThreads hold.
+  const auto test = FirstNamed(kJavaThreadTestNames, named);
+  if (!test) {
+    return Refuse(absl::StrCat("Java ", release, ": HotSpot names none of ",
+                               DescribeAlternates(kJavaThreadTestNames)));
+  }
+  absl::StatusOr<std::vector<uint64_t>> listed = ListedJavaThreads(memory, *vm);
+  if (!listed.ok()) return Refuse(listed.status().message());
+  std::string told_by;
+  switch (static_cast<JavaThreadTest>(test->first)) {
+    case JavaThreadTest::kJniEnvironment: {
+      if (test->second == 0 || test->second > kMaxFieldOffset)
+        return Refuse("JavaThread::_jni_environment is out of range");
+      absl::StatusOr<uint64_t> functions = JniFunctionTable(memory, *listed, test->second);
+      if (!functions.ok()) return Refuse(functions.status().message());
+      r.java_thread_word_offset = test->second;
+      r.java_thread_word = *functions;
+      told_by = absl::StrFormat("JavaThreads by their JNIEnv at +%d", test->second);
+      break;
+    }
+    case JavaThreadTest::kVtable: {
+      absl::StatusOr<uint64_t> vtable = JavaThreadVtable(memory, *listed, jvm->bias + test->second);
+      if (!vtable.ok()) return Refuse(vtable.status().message());
+      r.java_thread_word_offset = 0;
+      r.java_thread_word = *vtable;
+      told_by = "JavaThreads by their vtable";
+      break;
+    }
+  }
+
+  const auto id = FirstNamed(kJavaThreadIdNames, named);
+  if (!id) {
+    return Refuse(absl::StrCat("Java ", release, ": HotSpot names none of ",
+                               DescribeAlternates(kJavaThreadIdNames)));
+  }
+  if (id->second == 0 || id->second > kMaxFieldOffset) {
+    const AlternateName& a = kJavaThreadIdNames[id->first];
+    return Refuse(absl::StrCat(a.name, "::", a.field, " is out of range"));
+  }
+  if (static_cast<JavaThreadId>(id->first) == JavaThreadId::kMonitorOwnerId) {
     r.kind = VTCTX_IDENTITY_OWNER_ID;
-    r.owner_id_offset = *owner;
-    out.description =
-        absl::StrFormat("JavaThread::_monitor_owner_id at +%d (Java %s)", *owner, release);
+    r.owner_id_offset = id->second;
+    out.description = absl::StrFormat("JavaThread::_monitor_owner_id at +%d, %s (Java %s)",
+                                      id->second, told_by, release);
     return out;
   }
   // JDK 21-23: the Thread object's tid, read where that is safe.
-  const std::optional<uint64_t> vthread = vm->Offset("JavaThread", "_vthread");
-  if (!vthread || *vthread == 0 || *vthread > kMaxFieldOffset) {
-    return Refuse(
-        absl::StrCat("HotSpot's VMStructs name neither JavaThread::_monitor_owner_id nor "
-                     "JavaThread::_vthread (Java ",
-                     release, ")"));
-  }
+  const std::optional<uint64_t> vthread = id->second;
   if (!facts.ok()) return Refuse(absl::StrCat("the JVM's flags: ", facts.status().message()));
   for (absl::string_view gc : kConcurrentMovingCollectors) {
     if (auto it = facts->flags.find(std::string(gc)); it != facts->flags.end() && it->second) {
@@ -211,8 +276,9 @@ absl::StatusOr<IdentityRecipe> ResolveJavaThreadRecipe(const std::string& proc_d
   r.vthread_offset = *vthread;
   r.tid_offset = static_cast<uint64_t>(tid_offset);
   out.description = absl::StrFormat(
-      "JavaThread::_vthread at +%d, Thread.tid at +%d (Java %s, objects move only at safepoints)",
-      *vthread, tid_offset, release);
+      "JavaThread::_vthread at +%d, Thread.tid at +%d, %s (Java %s, objects move only at "
+      "safepoints)",
+      *vthread, tid_offset, told_by, release);
   return out;
 }
 

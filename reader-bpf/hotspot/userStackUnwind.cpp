@@ -162,7 +162,11 @@ UnwoundStack UnwindUserStack(const FrameState& registers, const StackCopy& copy,
             // Only the code at the pc says how much of this frame exists: a guess here read
             // stale return addresses (frameConstruction.h).
             std::optional<FrameState> caller;
-            switch (code.InterruptedFrame(frame.pc, *java)) {
+            const FrameBuilt built = code.InterruptedFrame(frame.pc, *java);
+            out.innermost_own_code = frame.pc < java->frame_complete ||
+                                     built == FrameBuilt::kNothing ||
+                                     built == FrameBuilt::kRbpPushed;
+            switch (built) {
               case FrameBuilt::kNothing:
                 caller = FramelessCaller(frame, copy);
                 break;

@@ -102,6 +102,11 @@ struct UnwoundStack {
   std::vector<uint64_t> pcs;  // innermost first: the interrupted pc, then return addresses
   // Per pc when any frame is interpreted, else empty.
   std::vector<InterpretedSlots> interpreted;
+  // The interrupted frame is compiled code stopped in its entry (before the blob's frame-complete
+  // offset) or in its epilogue: the code at the pc is the method's own, none of its inlined
+  // callees', so its frame is named by the method alone (as async-profiler names it), not by the
+  // scopes of the next PcDesc, which describe the body's first call or poll.
+  bool innermost_own_code = false;
   UnwindEnd end = UnwindEnd::kStopped;
 };
 

@@ -26,9 +26,9 @@ IdentityFollow FollowIdentity(const vtctx_identity_recipe& recipe, uint64_t thre
     out.status = thread.ok() ? VTCTX_CTX_NO_JAVA_THREAD : VTCTX_CTX_FAULT;
     return out;
   }
-  // Only a JavaThread has a JNIEnv (identitySlot.h).
-  absl::StatusOr<uint64_t> functions = memory.ReadU64(*thread + recipe.jni_env_offset);
-  if (!functions.ok() || *functions != recipe.jni_functions) {
+  // Only a JavaThread holds this word there (identitySlot.h).
+  absl::StatusOr<uint64_t> word = memory.ReadU64(*thread + recipe.java_thread_word_offset);
+  if (!word.ok() || *word != recipe.java_thread_word) {
     out.status = VTCTX_CTX_NO_JAVA_THREAD;
     return out;
   }

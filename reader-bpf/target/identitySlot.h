@@ -6,10 +6,11 @@
  *
  *   thread = *(u64 *)slot(thread_slot)       libjvm's Thread::_thr_current: this OS thread's
  *                                           HotSpot Thread (a vtctx_slot_recipe; 0: none)
- *   a JavaThread only if *(u64 *)(thread + jni_env_offset) == jni_functions (its JNIEnv's function
- *                                           table: the same for every JavaThread; a GC or VM
- *                                           thread has no JNIEnv, and reading its memory at the
- *                                           JavaThread offsets below would read anything)
+ *   a JavaThread only if *(u64 *)(thread + java_thread_word_offset) == java_thread_word: a word
+ *                                           every JavaThread holds and no other HotSpot thread
+ *                                           does (its JNIEnv's function table, or its vtable:
+ *                                           javaThreadLayout.cpp); a GC or VM thread read at the
+ *                                           JavaThread offsets below would read anything
  *   OWNER_ID (JDK 24+):  id = *(s64 *)(thread + owner_id_offset)     JavaThread::_monitor_owner_id
  *   VTHREAD_OOP (JDK 21-23, collectors that move objects only at safepoints):
  *                        handle = *(u64 *)(thread + vthread_offset)  JavaThread::_vthread
@@ -34,8 +35,8 @@ struct vtctx_identity_recipe {
   __u32 kind; /* enum vtctx_identity_kind */
   __u32 reserved;
   struct vtctx_slot_recipe thread_slot;
-  __u64 jni_env_offset;
-  __u64 jni_functions;
+  __u64 java_thread_word_offset;
+  __u64 java_thread_word;
   __u64 owner_id_offset;
   __u64 vthread_offset;
   __u64 tid_offset;

@@ -6,6 +6,7 @@
 #
 #   tests/correctness/run.sh [--quick] [--fault stale-carrier] [--build DIR] [--prebuilt DIR]
 #                            [--only REGEX] [--runs N] [--keep] [--json FILE] [--java21 HOME]
+#                            [--java JAVA --jcmd JCMD]
 #
 #   --quick      the CI subset (one run of most scenarios, smaller stress and churn)
 #   --fault F    start the agent with the test-only fault=F; the harness must then report
@@ -16,6 +17,9 @@
 #   --keep       keep the reader's event files of passing runs too;  --json F  totals as JSON
 #   --java21 H   the Java 21 runtime for the *-java21 scenarios (default /opt/vtctx/jre21, which
 #                scripts/install-deps.sh installs)
+#   --java J --jcmd C  the launchers the other scenarios run on (default: the build JDK's; ctest
+#                passes JDK 26's and 27's from the sid root, tests/CMakeLists.txt); the marker
+#                program is still built by the build JDK
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -24,6 +28,7 @@ quick=() fault=() only=() runs=() keep=() json=()
 build=$root/build
 prebuilt=""
 java21=/opt/vtctx/jre21
+java="" jcmd=""
 while (($#)); do
   case $1 in
     --quick) quick=(--quick) ;;
@@ -35,6 +40,8 @@ while (($#)); do
     --keep) keep=(--keep) ;;
     --json) json=(--json "$2"); shift ;;
     --java21) java21=$2; shift ;;
+    --java) java=$2; shift ;;
+    --jcmd) jcmd=$2; shift ;;
     *) echo "run.sh: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
   esac
   shift
@@ -67,10 +74,18 @@ if [[ -z $prebuilt ]]; then
 fi
 [[ -s $java_out/classpath ]] || { echo "run.sh: $java_out/classpath missing" >&2; exit 1; }
 
+[[ -n $java && -n $jcmd || -z $java$jcmd ]] || { echo "run.sh: --java and --jcmd go together" >&2; exit 2; }
+runtime=""
+if [[ -n $java ]]; then
+  runtime=-$(basename "$(dirname "$(dirname "$java")")")  # .../jdk27/bin/java: "-jdk27"
+else
+  java=$jdk/bin/java jcmd=$jdk/bin/jcmd
+fi
+
 mode=${quick:+quick}
-work=$build/tests/correctness/work-${mode:-full}${fault:+-fault}
+work=$build/tests/correctness/work-${mode:-full}${fault:+-fault}$runtime
 export PYTHONPATH=$root/tests/lib${PYTHONPATH:+:$PYTHONPATH}
-exec /usr/bin/python3 "$here/harness.py" --java "$jdk/bin/java" --jcmd "$jdk/bin/jcmd" \
+exec /usr/bin/python3 "$here/harness.py" --java "$java" --jcmd "$jcmd" \
   --java21 "$java21/bin/java" --jcmd21 "$java21/bin/jcmd" \
   --agent "$agent" --reader "$reader" --classpath "$(cat "$java_out/classpath")" --work "$work" \
   "${quick[@]}" "${fault[@]}" "${only[@]}" "${runs[@]}" "${keep[@]}" "${json[@]}"

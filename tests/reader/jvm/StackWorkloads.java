@@ -1,6 +1,10 @@
+import com.sun.management.OperatingSystemMXBean;
 import io.vtctx.internal.TestNatives;
 import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 import java.util.zip.Deflater;
@@ -15,6 +19,8 @@ import java.util.zip.Deflater;
  *   <li>inlined: lambda -> Chain.a -> b -> c -> leaf, all small enough for C2 to inline;
  *   <li>megamorphic: one call site over four Shape implementations;
  *   <li>streams: IntStream with lambdas (JDK frames between ours);
+ *   <li>comparator: Arrays.sort with a Comparator.comparing(..).thenComparing(..) chain of
+ *       lambdas, which C2 inlines into TimSort (JDK frames and lambda frames between ours);
  *   <li>jni: Deflater.deflate (a JNI call into the JDK's libzip) under Java frames;
  *   <li>recursion: fib, 20 deep;
  *   <li>parking: bursts of work between LockSupport.parkNanos calls (hops carriers);
@@ -27,9 +33,11 @@ import java.util.zip.Deflater;
  * taken in a workload's virtual thread, whatever its stack.
  *
  * <p>Protocol (TargetProtocol), once per workload named in the first argument (comma-separated),
- * in order: ready line {"workload":W}, "go", runs MILLIS ms, done line, "quit". Before its ready
- * line each workload runs -Dwarmup iterations per thread (3000), so that the JIT has compiled it
- * when sampling starts. Arguments: workloads threads millis. Needs the vtctx agent.
+ * in order: ready line {"workload":W}, "go", runs until the process has used MILLIS ms of CPU per
+ * thread (at most 5 x MILLIS ms: window()), done line, "quit". Before its ready line each
+ * workload runs -Dwarmup iterations per thread (3000), so that the JIT has compiled it when
+ * sampling starts. Arguments: workloads threads millis; a workload may be written
+ * NAME*FACTOR to run FACTOR times the warmup iterations and the millis. Needs the vtctx agent.
  */
 public final class StackWorkloads {
   static volatile long sink;
@@ -98,6 +106,36 @@ public final class StackWorkloads {
     return IntStream.range(0, 512).map(i -> (int) (i * x)).filter(i -> (i & 1) == 0).sum();
   }
 
+  static final class Item {
+    final int group;
+    final long weight;
+
+    Item(int group, long weight) {
+      this.group = group;
+      this.weight = weight;
+    }
+
+    int group() {
+      return group;
+    }
+
+    long weight() {
+      return weight;
+    }
+  }
+
+  static final Comparator<Item> ORDER =
+      Comparator.comparing(Item::group).thenComparing(Item::weight);
+
+  static long comparator(long x) {
+    Item[] items = new Item[256];
+    for (int i = 0; i < items.length; i++) {
+      items[i] = new Item((int) ((x + i * 0x9E37L) & 15), (x * 31 + i) ^ (i * 0x5DEECE66DL));
+    }
+    Arrays.sort(items, ORDER);
+    return items[0].weight + items[items.length - 1].group;
+  }
+
   static long deflate(Deflater deflater, byte[] in, byte[] out) {
     deflater.reset();
     deflater.setInput(in);
@@ -128,6 +166,8 @@ public final class StackWorkloads {
         return megamorphic(x);
       case "streams":
         return streams(x);
+      case "comparator":
+        return comparator(x);
       case "jni":
         return deflate(deflater, in, out);
       case "recursion":
@@ -157,13 +197,16 @@ public final class StackWorkloads {
     record.put(24, (byte) 1);
   }
 
-  static void run(String workload, long iterations, long endNanos) {
+  /** True while a workload's sampling window lasts (window()). */
+  static volatile boolean sampling;
+
+  static void run(String workload, long iterations) {
     Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION);
     byte[] in = new byte[16384];
     for (int i = 0; i < in.length; i++) in[i] = (byte) (i * 31 + (i >> 7));
     byte[] out = new byte[in.length * 2];
     long x = 1;
-    for (long i = 0; i < iterations || System.nanoTime() < endNanos; i++) {
+    for (long i = 0; i < iterations || sampling; i++) {
       x += step(workload, x, deflater, in, out);
       if ((i & 63) == 0) Thread.yield(); // hop carriers
     }
@@ -171,8 +214,24 @@ public final class StackWorkloads {
     sink += x;
   }
 
-  static void onVirtualThreads(int threads, int workload, long iterations, long endNanos,
-      String name) throws InterruptedException {
+  /**
+   * The sampling window: until the process has used `cpuNanos` of CPU, or `wallNanos` have passed.
+   * A window of CPU time, not wall time: a cpu-clock profiler samples CPU time, and a loaded
+   * machine gives the workload's threads less of it per second (a fixed wall-clock window then
+   * gave both profilers a third of the samples, and their overlap sampling noise alone).
+   */
+  static void window(long cpuNanos, long wallNanos) throws InterruptedException {
+    final OperatingSystemMXBean os =
+        (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    final long cpu = os.getProcessCpuTime();
+    final long wall = System.nanoTime();
+    while (os.getProcessCpuTime() - cpu < cpuNanos && System.nanoTime() - wall < wallNanos) {
+      Thread.sleep(10);
+    }
+  }
+
+  static void onVirtualThreads(int threads, int workload, long iterations, String name,
+      long cpuNanos, long wallNanos) throws InterruptedException {
     Thread[] vts = new Thread[threads];
     for (int t = 0; t < threads; t++) {
       final int thread = t;
@@ -181,9 +240,11 @@ public final class StackWorkloads {
               .start(
                   () -> {
                     publish(workload, thread);
-                    run(name, iterations, endNanos);
+                    run(name, iterations);
                   });
     }
+    if (cpuNanos > 0) window(cpuNanos, wallNanos);
+    sampling = false;
     for (Thread vt : vts) vt.join();
   }
 
@@ -197,10 +258,15 @@ public final class StackWorkloads {
     TargetProtocol.requireAgent("StackWorkloads");
     TargetProtocol protocol = new TargetProtocol();
     for (int w = 0; w < workloads.length; w++) {
-      onVirtualThreads(threads, w, warmup, 0, workloads[w]);
-      protocol.ready(",\"workload\":\"" + workloads[w] + "\"");
-      final long end = System.nanoTime() + millis * 1_000_000L;
-      onVirtualThreads(threads, w, 0, end, workloads[w]);
+      final String[] spec = workloads[w].split("\\*");
+      final String name = spec[0];
+      final long factor = spec.length > 1 ? Long.parseLong(spec[1]) : 1;
+      onVirtualThreads(threads, w, warmup * factor, name, 0, 0);
+      protocol.ready(",\"workload\":\"" + name + "\"");
+      // What the threads get in `millis` on idle cores, at most 5 times that long.
+      final long window = millis * factor * 1_000_000L;
+      sampling = true;
+      onVirtualThreads(threads, w, 0, name, window * threads, 5 * window);
       protocol.done("");
     }
   }

@@ -31,8 +31,8 @@ vtctx_identity_recipe Recipe(vtctx_identity_kind kind) {
   r.kind = kind;
   r.thread_slot.kind = VTCTX_SLOT_STATIC;
   r.thread_slot.tp_offset = kThreadSlotOffset;
-  r.jni_env_offset = 0x100;
-  r.jni_functions = kJniFunctions;
+  r.java_thread_word_offset = 0x100;
+  r.java_thread_word = kJniFunctions;
   r.owner_id_offset = 0x180;
   r.vthread_offset = 0x200;
   r.tid_offset = 0x50;
@@ -44,7 +44,7 @@ class IdentityLookup : public ::testing::Test {
  protected:
   void SetUp() override {
     mem_.PutU64(kThreadPointer + kThreadSlotOffset, kJavaThread);
-    mem_.PutU64(kJavaThread + recipe_.jni_env_offset, kJniFunctions);
+    mem_.PutU64(kJavaThread + recipe_.java_thread_word_offset, kJniFunctions);
     mem_.PutU64(kJavaThread + recipe_.owner_id_offset, kThreadId);
     mem_.PutU64(kJavaThread + recipe_.vthread_offset, kHandle);
     mem_.PutU64(kHandle, kThreadObject);
@@ -104,7 +104,8 @@ TEST_F(IdentityLookup, MountedThreadsRecordThroughOwnerId) {
 }
 
 TEST_F(IdentityLookup, NoJavaThreadWithoutTheJvmsJniTable) {
-  mem_.PutU64(kJavaThread + recipe_.jni_env_offset, kJniFunctions + 8);  // a GC or VM thread
+  mem_.PutU64(kJavaThread + recipe_.java_thread_word_offset,
+              kJniFunctions + 8);  // a GC or VM thread
   EXPECT_EQ(FollowIdentity(recipe_, kThreadPointer, mem_).status, VTCTX_CTX_NO_JAVA_THREAD);
 }
 

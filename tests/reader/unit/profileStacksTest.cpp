@@ -43,12 +43,20 @@ std::vector<uint8_t> Record(uint32_t tid, const std::vector<uint64_t>& user,
   return out;
 }
 
-// Names every address by its value: user "u<hex>", kernel "k<hex>_[k]".
+// Names every address by its value: user "u<hex>", kernel "k<hex>_[k]"; with `inlining`, an
+// inlined "i<hex>" frame inside every user frame too.
 class HexNamer final : public FrameNamer {
  public:
   Frame UserFrame(uint64_t address, bool return_address) override {
     return {absl::StrCat("u", absl::Hex(address), return_address ? "" : "!"), "/bin/app", address};
   }
+  std::vector<Frame> UserFrames(uint64_t address, bool return_address,
+                                const InterpretedSlots& /*interpreted*/) override {
+    if (!inlining) return {UserFrame(address, return_address)};
+    return {{absl::StrCat("i", absl::Hex(address)), "/bin/app", address, /*inlined=*/true},
+            UserFrame(address, return_address)};
+  }
+  bool inlining = false;
   Frame KernelFrame(uint64_t address) override {
     return {absl::StrCat("k", absl::Hex(address), "_[k]"), "[kernel.kallsyms]", address};
   }
@@ -127,6 +135,25 @@ TEST(ProfileStacks, EveryDistinctStackKeepsItsSamples) {
   // Root first, the innermost frame is not a return address.
   EXPECT_EQ(folded.at(absl::StrCat(trace, ";u400;u500;u1007!")), 2u);
   EXPECT_EQ(aggregate.stack_counts().depth_limited, 0u);
+}
+
+// A compiled innermost frame stopped in its own entry or exit code is named by its method alone:
+// no inlined frame inside it; its callers keep theirs.
+TEST(ProfileStacks, InnermostOwnCodeHasNoInlinedFrames) {
+  SampleAggregate aggregate;
+  const std::vector<uint8_t> bytes = Record(1, {0x30, 0x20}, {});  // the records point into it
+  SampleRecord in_body = *ParseSampleRecord(bytes);
+  aggregate.Add(in_body);
+  SampleRecord in_entry = in_body;
+  in_entry.stacks.innermost_own_code = true;
+  aggregate.Add(in_entry);
+  aggregate.Add(in_entry);
+  HexNamer namer;
+  namer.inlining = true;
+  const auto folded = FoldedStacks(aggregate.Counts(), namer, {}, AttributeNames());
+  const std::string trace = "trace_000000000000000000000000000000ab;span_00000000000000cd";
+  EXPECT_EQ(folded.at(absl::StrCat(trace, ";u20;i20;u30!;i30")), 1u);
+  EXPECT_EQ(folded.at(absl::StrCat(trace, ";u20;i20;u30!")), 2u);
 }
 
 TEST(ProfileStacks, IncompleteStacksAreMarkedAndCounted) {

@@ -194,6 +194,38 @@ TEST(UserStackUnwind, InterruptedCompiledFrameByItsCode) {
   }
 }
 
+// A compiled frame interrupted before its frame-complete offset (kLeafNm: +0x20) or in its epilogue
+// runs the method's own code: no inlined scope applies; in its body it does.
+TEST(UserStackUnwind, InnermostOwnCodeInEntryAndEpilogue) {
+  struct Case {
+    uint64_t pc;
+    FrameBuilt built;
+    bool own_code;
+  };
+  const uint64_t sp = kBase + 0x100;
+  for (const Case& c : {Case{kLeafNm + 0x4, FrameBuilt::kNothing, true},
+                        Case{kLeafNm + 0x10, FrameBuilt::kWhole, true},  // built, not complete
+                        Case{kLeafNm + 0x40, FrameBuilt::kWhole, false},
+                        Case{kLeafNm + 0x40, FrameBuilt::kRbpPushed, true},   // after add $F,%rsp
+                        Case{kLeafNm + 0x40, FrameBuilt::kNothing, true}}) {  // after pop %rbp
+    StackFixture s;
+    s.Put(sp, kMidNm + 0x44);
+    s.Put(sp + 8, kMidNm + 0x44);
+    s.Put(sp + 40, kMidNm + 0x88);
+    FakeCode code;
+    code.built = c.built;
+    const UnwoundStack u = UnwindUserStack({c.pc, sp, 0x77}, s.copy(), code, 2);
+    EXPECT_EQ(u.innermost_own_code, c.own_code)
+        << std::hex << c.pc << " " << static_cast<int>(c.built);
+  }
+  // A frame below the innermost is at a call: never its own code's.
+  StackFixture s;
+  s.Put(sp + 40, kLeafNm + 0x8);
+  FakeCode code;
+  EXPECT_FALSE(
+      UnwindUserStack({kMidNm + 0x40, sp + 8, 0x77}, s.copy(), code, 2).innermost_own_code);
+}
+
 // A Java frame whose caller is not code stops the walk, counted as stopped (frames missing);
 // a native frame whose rbp chain ends in garbage is the native end.
 TEST(UserStackUnwind, StopsAndSaysWhy) {
