@@ -172,38 +172,19 @@ def sections(data):
     return out
 
 
-def share_one_long_name(path, count, name_bytes):
-    """Adds `count` function symbols at hostile_name_escapes_placeholder's address, then points
-    every function symbol's name at one name of `name_bytes` bytes."""
-    out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
-    addr = next(int(l.split()[0], 16) for l in out.splitlines()
-                if l.endswith("hostile_name_escapes_placeholder_0123456789"))
-    long_name = "L" * name_bytes
-    adds = ["--add-symbol", f"{long_name}=.text:{addr - text_address(path):#x},global,function"]
-    for i in range(count):
-        adds += ["--add-symbol", f"s{i}=.text:{addr - text_address(path):#x},global,function"]
-    subprocess.run(["objcopy", *adds, path], check=True)
-    data = bytearray(open(path, "rb").read())
-    secs = sections(data)
-    symtab_off, symtab_size, strtab_index, entsize, _ = secs[".symtab"]
-    strtab_off = next(s[0] for s in secs.values() if s[4] == strtab_index)
-    name_off = bytes(data).index(long_name.encode() + b"\0", strtab_off) - strtab_off
-    patched = 0
-    for at in range(symtab_off, symtab_off + symtab_size, entsize):
-        info = data[at + 4]
-        if info & 0xf == 2:  # STT_FUNC
-            struct.pack_into("<I", data, at, name_off)
-            patched += 1
-    open(path, "wb").write(bytes(data))
-    check(patched >= count, f"only {patched} function symbols patched")
-
-
-def text_address(path):
-    out = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if " .text " in line:
-            return int(line.split(".text")[1].split()[1], 16)
-    fail(f"no .text in {path}")
+def shared_names_elf(count, name_bytes):
+    """An ELF whose code at 0x1000 spins (jmp .) and whose .symtab has `count` function symbols
+    there, every one named by the one `name_bytes`-byte string of its .strtab."""
+    strtab = b"\0" + b"L" * name_bytes + b"\0"
+    sym = struct.pack("<IBBHQQ", 1, 0x12, 0, 1, 0x1000, 16)  # GLOBAL FUNC, section 1 (.text)
+    symtab = bytes(24) + sym * count
+    strtab_off = 0x2000
+    symtab_off = (strtab_off + len(strtab) + 7) & ~7
+    image, _ = elf_with_sections([(".text", 1, 0x1000, b"\xeb\xfe", 0x1000, 0, 0, 0x100),
+                                  (".strtab", 3, strtab_off, strtab, 0, 0, 0),
+                                  (".symtab", 2, symtab_off, symtab, 0, 2, 24)],
+                                 phdr=(0, symtab_off + len(symtab), 5))
+    return image
 
 
 def elf_with_sections(sections_spec, phdr=None, size=None):
@@ -284,9 +265,10 @@ def symbol_names(args):
             check(all(len(l) < 64 << 10 for l in lines), "a frame name beyond its bound")
         finally:
             target.stop()
-        shared = give(shutil.copy(args.names_lib, os.path.join(work, "libshared.so")))
-        share_one_long_name(shared, 20000, 64 << 10)
-        target, pid = start([args.target, "spin", shared, "hostile_spin_escapes"], "shared names")
+        shared = os.path.join(work, "shared.so")
+        open(shared, "wb").write(shared_names_elf(20000, 64 << 10))
+        give(shared)
+        target, pid = start([args.target, "jump", shared, "0x1000"], "shared names")
         try:
             run = profile(args, pid, "folded", 2)
             check(run.returncode == 0, f"exit {run.returncode}")
