@@ -239,7 +239,7 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   absl::StatusOr<const char*> stop_reason =
       Consume(rb.get(), consumer, *target, options.duration_s, start);
   if (!stop_reason.ok()) return stop_reason.status();
-  ArmCommandDeadline(kReportDeadlineS, "writing the result");
+  ArmCommandDeadline(ReportDeadline(MonotonicSeconds() - start), "writing the result");
   // Detach first so the counters are final, then drain what is already in the ring buffer.
   command.Detach();
   DrainEvents(rb.get(), consumer.batch);

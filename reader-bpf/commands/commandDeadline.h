@@ -28,9 +28,11 @@ void DisarmCommandDeadline();
 
 // How long a command may take to get going (hold, resolve, read the target's files, load BPF).
 inline constexpr double kSetupDeadlineS = 30;
-// How long `profile` may take from the end of sampling to its last output (the JVM's second perf
-// map, symbols, the report).
+// How long a streaming command may take from the end of its run to its last output (profile: the
+// JVM's second perf map, symbols, the report): 20 s, and half the run's length more (a long
+// profile has that many more stacks to name).
 inline constexpr double kReportDeadlineS = 20;
+inline double ReportDeadline(double run_s) { return kReportDeadlineS + run_s / 2; }
 
 // A command's setup deadline: kSetupDeadlineS, plus an agent load's whole time with --attach (5 x
 // its --timeout: the listener, then the load's 3 x), plus --wait=S; nullopt for a --wait without
