@@ -49,8 +49,8 @@ const CommandHelp kProfileHelp = {
     "the context (trace/span, attributes) the interrupted thread's " VTCTX_TLS_SYMBOL
     " points at. Prints\n"
     "'vtctx-reader: attached' on stderr once live; stops at SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
-    "--duration, the target's exit or a closed stdout, then writes the result and a summary\n"
-    "line on stderr and exits 0.\n"
+    "--duration, the target's exit or exec, or a closed stdout, then writes the result and a\n"
+    "summary line on stderr and exits 0.\n"
     "\n",
     ""};
 
