@@ -73,9 +73,14 @@ def give(path):
     return path
 
 
+# Where nobody's copy of hostileTarget finds libctxfix_tlsdesc.so (its RUNPATH names the build
+# tree, which may be private): set by main.
+TARGET_ENV = None
+
+
 def start(argv, what):
     """A target as nobody (JvmTarget: stdin commands, {"event":"ready","pid":P})."""
-    t = JvmTarget(argv, preexec_fn=as_nobody, cwd="/", echo=f"{what}: ")
+    t = JvmTarget(argv, preexec_fn=as_nobody, cwd="/", echo=f"{what}: ", env=TARGET_ENV)
     return t, t.ready_pid(what=f"{what} ready")
 
 
@@ -579,6 +584,8 @@ def main():
     args.bomb_lib = readable_by_all(args.bomb_lib)
     args.writer = readable_by_all(args.writer)
     args.tlsdesc_lib = readable_by_all(args.tlsdesc_lib)
+    global TARGET_ENV
+    TARGET_ENV = dict(os.environ, LD_LIBRARY_PATH=os.path.dirname(args.tlsdesc_lib))
     args.classes = readable_by_all(args.classes)
     args.agent = readable_by_all(args.agent)
     print(f"--- {args.case}", flush=True)
