@@ -90,8 +90,8 @@ class Symbolizer final : public FrameNamer {
   // mapped many times is read once.
   struct FileNames {
     bool tried = false;
-    std::unique_ptr<FunctionSymbols> symbols;  // null: none, or refused by the bound
-    std::map<uint64_t, std::string> shown;     // by symbol start: the name as shown
+    std::unique_ptr<FunctionSymbols> symbols;       // null: none, or refused by the bound
+    std::map<uint64_t, std::string> shown;          // by symbol start: the name as shown
     std::optional<std::vector<LoadSegment>> loads;  // its PT_LOAD segments, once read
   };
   using FileId = std::tuple<uint32_t, uint32_t, uint64_t>;
@@ -105,8 +105,8 @@ class Symbolizer final : public FrameNamer {
   std::map<uint64_t, Mapping> anonymous_;                        // by start
   std::map<FileId, FileNames> file_names_;
   std::map<uint64_t, uint64_t> file_bias_;  // by the start of a loaded instance
-  size_t symbol_bytes_ = 0;  // symbol tables held, at most kMaxSymbolBytes
-  size_t shown_bytes_ = 0;   // names kept for reuse, at most kMaxShownNameBytes
+  size_t symbol_bytes_ = 0;                 // symbol tables held, at most kMaxSymbolBytes
+  size_t shown_bytes_ = 0;                  // names kept for reuse, at most kMaxShownNameBytes
   const SymbolTable* jit_;
   JvmCode* code_;
   std::unique_ptr<SymbolTable> perf_map_;
