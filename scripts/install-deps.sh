@@ -9,6 +9,7 @@ APT_PACKAGES=(
   # agent and reader (vtctx-reader links libbpf, libelf, zlib and abseil statically: these -dev
   # packages ship the .a archives; Debian's libelf needs zlib only, so no libzstd)
   libelf-dev zlib1g-dev libbpf-dev bpftool libabsl-dev
+  libiberty-dev # the reader's bounded C++ demangler (GNU libiberty's, linked statically)
   # tests and benchmarks
   libgtest-dev libbenchmark-dev libclang-rt-14-dev jq python3 python3-protobuf protobuf-compiler
   python3-pip # fetches the Java 21 test runtime (below)

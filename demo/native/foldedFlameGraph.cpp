@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "vtctx_demo_flamegraph: cannot read %s: %s\n", argv[1], strerror(errno));
     return 1;
   }
-  std::map<std::string, uint64_t> folded;
+  std::map<std::string, uint64_t> lines;
   for (std::string line; std::getline(in, line);) {
     const size_t space = line.rfind(' ');
     if (space == std::string::npos || space == 0) continue;
@@ -34,9 +34,10 @@ int main(int argc, char** argv) {
     const char* end = line.data() + line.size();
     const auto [p, ec] = std::from_chars(line.data() + space + 1, end, count);
     if (ec != std::errc() || p != end || space + 1 == line.size()) continue;
-    folded[line.substr(0, space)] += count;
+    lines[line.substr(0, space)] += count;
   }
-  const std::string svg = vtctx::reader::RenderFlameGraph(folded, argv[3]);
+  const std::string svg =
+      vtctx::reader::RenderFlameGraph(vtctx::reader::FoldedProfile::FromLines(lines), argv[3]);
   std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
   if (!out.write(svg.data(), static_cast<std::streamsize>(svg.size())) || !out.flush()) {
     fprintf(stderr, "vtctx_demo_flamegraph: cannot write %s\n", argv[2]);

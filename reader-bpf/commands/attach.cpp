@@ -2,6 +2,8 @@
 // attach mechanism (no JDK tools needed) and prints what the agent reports (agentLoad.h).
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
+#include "commands/commandDeadline.h"
 #include "commands/commands.h"
 #include "hotspot/agentLoad.h"
 #include "target/agentStatusRead.h"
@@ -28,6 +30,9 @@ const CommandHelp kAttachHelp = {
     "answer that was not the agent's, or a timeout)\n"};
 
 absl::Status RunAttach(const AttachOptions& options) {
+  // --timeout bounds each wait; this, the whole attach (the listener, the load's 3 x, the rest).
+  ArmCommandDeadline(5 * options.load.timeout_s + 10,
+                     absl::StrCat("attaching to pid ", options.pid));
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(options.pid);
   if (!target.ok()) return target.status();
   absl::StatusOr<AgentReport> report = LoadAgent(*target, options.load);

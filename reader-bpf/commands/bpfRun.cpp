@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands/bpfSupport.h"
+#include "commands/commandDeadline.h"
 #include "commands/contextWarning.h"
 #include "hotspot/agentLoad.h"
 #include "hotspot/javaThreadLayout.h"
@@ -18,6 +20,7 @@
 #include "target/monotonicClock.h"
 #include "target/processMemory.h"
 #include "target/tlsResolver.h"
+#include "target/untrustedText.h"
 
 namespace vtctx::reader {
 namespace {
@@ -60,7 +63,7 @@ bool SameSlots(const vtctx_slot_recipe& a, const vtctx_slot_recipe& b) {
 absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
                                                std::optional<double> wait) {
   const pid_t pid = target.pid();
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) return ProcessAccessError(pid, memory.status());
   absl::StatusOr<Resolution> resolution = ResolveWithWait(target, **memory, wait, StopRequested);
   if (!resolution.ok()) return resolution.status();
@@ -73,7 +76,8 @@ absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
       fprintf(stderr,
               "vtctx-reader: warning: %s also exports " VTCTX_TLS_SYMBOL
               " with a different slot; following %s only\n",
-              resolution->modules[i].path.c_str(), chosen.path.c_str());
+              Printable(resolution->modules[i].path, 4096).c_str(),
+              Printable(chosen.path, 4096).c_str());
     }
   }
   fprintf(stderr, "vtctx-reader: pid %d: %s\n", pid, DescribeModule(chosen).c_str());
@@ -84,7 +88,7 @@ absl::StatusOr<ModuleResolution> ResolveTarget(const TargetProcess& target,
 // recipe and the writer's carrier slot).
 absl::StatusOr<IdentityRecipe> FollowedChannel(const TargetProcess& target,
                                                const BpfRunOptions& options) {
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(target.pid());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) return ProcessAccessError(target.pid(), memory.status());
   std::string note;
   const std::optional<bool> identity =
@@ -98,7 +102,8 @@ absl::StatusOr<IdentityRecipe> FollowedChannel(const TargetProcess& target,
   return channel;
 }
 
-absl::Status LoadAndAttach(BpfCommand& command, bool bpf_stats, StatsEnabled& stats) {
+absl::Status LoadAndAttach(BpfCommand& command, const TargetProcess& target, bool bpf_stats,
+                           StatsEnabled& stats) {
   if (bpf_stats) {
     absl::StatusOr<int> fd = EnableBpfRunTimeStats();
     if (!fd.ok()) return fd.status();
@@ -108,11 +113,22 @@ absl::Status LoadAndAttach(BpfCommand& command, bool bpf_stats, StatsEnabled& st
     return absl::InternalError(absl::StrCat("loading BPF programs: ", strerror(-err),
                                             " (rerun with --verbose for the verifier log)"));
   }
-  return command.Attach();
+  if (absl::Status s = command.AttachExecWatch(); !s.ok()) return s;
+  if (absl::Status s = command.Attach(); !s.ok()) return s;
+  // An exec before the watch was attached is seen here (the programs see the ones after it).
+  if (target.Execed()) {
+    return absl::NotFoundError(absl::StrCat("pid ", target.pid(),
+                                            " ran another program (exec) before the reader "
+                                            "attached; rerun against it if it is the one to read"));
+  }
+  return absl::OkStatus();
 }
 
+constexpr char kExeced[] = "target exec'd";
+
 // The stop condition that holds now, or null.
-const char* StopReason(const TargetProcess& target, double duration_s, double elapsed_s) {
+const char* StopReason(const BpfCommand& command, const TargetProcess& target, double duration_s,
+                       double elapsed_s) {
   // Closed stdout first: the SIGPIPE of a write to it also requests a stop.
   if (StdoutClosed()) return "stdout closed";
   if (StopRequested()) return "signal";
@@ -120,6 +136,8 @@ const char* StopReason(const TargetProcess& target, double duration_s, double el
   // of its threads, before that thread could exit), and no event of a process reusing the pid is
   // (targetFilter.bpf.h): detach and drain is exact.
   if (target.Exited()) return "target exited";
+  // Another program in the same process: what is read of it now would be the new program's.
+  if (command.TargetExeced() || target.Execed()) return kExeced;
   if (duration_s > 0 && elapsed_s >= duration_s) return "duration";
   return nullptr;
 }
@@ -137,7 +155,9 @@ absl::StatusOr<const char*> Consume(ring_buffer* rb, Consumer& consumer,
     if (absl::Status read = ReadEventBatch(rb, consumer.batch, wake); !read.ok()) return read;
     if (absl::Status flushed = FlushStdout(); !flushed.ok()) return flushed;
     const double now = MonotonicSeconds();
-    if (const char* reason = StopReason(target, duration_s, now - start)) return reason;
+    if (const char* reason = StopReason(consumer.command, target, duration_s, now - start)) {
+      return reason;
+    }
     if (now < next_check) continue;
     next_check = now + 1.0;
     if (const uint64_t drops = consumer.command.Dropped(); drops > reported_drops) {
@@ -181,6 +201,9 @@ void PrintSummary(const BpfCommand& command, const RunCounts& counts, const char
 absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   // From here on stop signals end the run cleanly (a stop before attach exits right after it).
   InstallStopHandlers();
+  const std::string stage = absl::StrCat("getting ready to read pid ", options.pid);
+  const std::optional<double> deadline = SetupDeadline(options.attach, options.wait_s);
+  if (deadline) ArmCommandDeadline(*deadline, stage);
   if (absl::Status s = CheckBpfAccess(); !s.ok()) return s;
   SetLibbpfVerbose(options.verbose);
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(options.pid);
@@ -188,6 +211,7 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   if (absl::Status s = AttachBeforeRun(*target, options.attach); !s.ok()) return s;
   absl::StatusOr<ModuleResolution> resolved = ResolveTarget(*target, options.wait_s);
   if (!resolved.ok()) return resolved.status();
+  if (!deadline) ArmCommandDeadline(kSetupDeadlineS, stage);  // the wait is over
   absl::StatusOr<IdentityRecipe> channel = FollowedChannel(*target, options);
   if (!channel.ok()) return channel.status();
 
@@ -195,7 +219,9 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
     return s;
   }
   StatsEnabled stats;
-  if (absl::Status s = LoadAndAttach(command, options.bpf_stats, stats); !s.ok()) return s;
+  if (absl::Status s = LoadAndAttach(command, *target, options.bpf_stats, stats); !s.ok()) {
+    return s;
+  }
   // Read after attaching: events from before this read are covered by it (processContextWatch.h).
   TargetContext context(*target, options.verbose);
   Consumer consumer{command, context, {}};
@@ -209,16 +235,19 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   }
   fprintf(stderr, "vtctx-reader: attached\n");
   fflush(stderr);
+  DisarmCommandDeadline();  // the run lasts until a stop condition
 
   const double start = MonotonicSeconds();
   absl::StatusOr<const char*> stop_reason =
       Consume(rb.get(), consumer, *target, options.duration_s, start);
   if (!stop_reason.ok()) return stop_reason.status();
+  ArmCommandDeadline(ReportDeadline(MonotonicSeconds() - start), "writing the result");
   // Detach first so the counters are final, then drain what is already in the ring buffer.
   command.Detach();
   DrainEvents(rb.get(), consumer.batch);
   const double seconds = MonotonicSeconds() - start;
-  const RunCounts counts = command.Report({seconds, *target, context});
+  const RunCounts counts =
+      command.Report({seconds, *target, context, std::string_view(*stop_reason) == kExeced});
   // The summary goes out even when stdout failed; the failure is returned after it.
   const absl::Status flushed = FlushStdout();
   PrintSummary(command, counts, *stop_reason, seconds, context);

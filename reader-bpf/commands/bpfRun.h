@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "commands/bpfSupport.h"
 #include "commands/commandOptions.h"
 #include "target/identitySlot.h"
 #include "target/targetContext.h"
@@ -96,6 +97,9 @@ struct RunEnd {
   double seconds;  // from attach to the end of the drain
   const TargetProcess& target;
   const TargetContext& context;
+  // The target ran another program (exec): nothing may be read of it any more (its files and
+  // memory are the new program's).
+  bool execed = false;
 };
 
 // A BPF command as the run drives it. Methods are called in the order of the lifecycle above;
@@ -122,6 +126,11 @@ class BpfCommand {
   // Stops the programs: the counters are final afterwards.
   virtual void Detach() = 0;
 
+  // Watches for the target's exec (targetFilter.bpf.h), after Attach().
+  virtual absl::Status AttachExecWatch() = 0;
+  // True once the programs saw the target's exec.
+  virtual bool TargetExeced() const = 0;
+
   virtual int events_fd() const = 0;   // the ring buffer map
   virtual int program_fd() const = 0;  // the program whose run-time statistics are reported
   virtual uint64_t Dropped() const = 0;
@@ -145,16 +154,31 @@ class SkeletonCommand : public BpfCommand {
   bpf_object_skeleton* skeleton() override { return skel_->skeleton; }
   int events_fd() const override { return bpf_map__fd(skel_->maps.events); }
 
+  absl::Status AttachExecWatch() override {
+    exec_link_.reset(bpf_program__attach(skel_->progs.vtctx_target_exec));
+    if (!exec_link_) {
+      return absl::InternalError(
+          absl::StrCat("attaching to sched_process_exec: ", strerror(errno)));
+    }
+    return absl::OkStatus();
+  }
+  bool TargetExeced() const override {
+    return *static_cast<volatile const bool*>(&skel_->bss->vtctx_target_execed);
+  }
+
  protected:
   absl::Status OpenCommon(Skeleton* (*open)(), const BpfTarget& target, bool floor_only,
                           uint32_t ring_bytes) {
     auto skel = OpenSkeleton<Skeleton, Destroy>(open, target, floor_only, ring_bytes);
     if (!skel.ok()) return skel.status();
     skel_ = *std::move(skel);
+    // Attached by AttachExecWatch, whatever the command's Attach does.
+    bpf_program__set_autoattach(skel_->progs.vtctx_target_exec, false);
     return absl::OkStatus();
   }
 
   SkeletonPtr<Skeleton, Destroy> skel_;
+  BpfLink exec_link_;  // released before skel_
 };
 
 }  // namespace vtctx::reader

@@ -8,8 +8,10 @@
 #include <span>
 
 #include "absl/strings/string_view.h"
+#include "commands/commandDeadline.h"
 #include "commands/commands.h"
 #include "commands/readerFlags.h"
+#include "output/guardedStderr.h"
 #include "vtctx/record.h"
 #include "vtctx/version.h"
 
@@ -107,6 +109,8 @@ absl::Status ParseAndRun(absl::StatusOr<Options> (*parse)(std::span<char* const>
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every diagnostic through the guard: no target's text reaches a terminal raw (guardedStderr.h).
+  vtctx::reader::GuardStderr();
   // A closed stdout is not an error of the reader: writes fail with EPIPE instead of killing it
   // (the streaming commands handle SIGPIPE as a stop request instead, bpfSupport.h).
   signal(SIGPIPE, SIG_IGN);
@@ -124,6 +128,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::span<char* const> args(argv + 2, static_cast<size_t>(argc - 2));
+  vtctx::reader::NameCommandForDeadline(command);
   absl::Status status;
   if (command == "attach") {
     status = ParseAndRun(vtctx::reader::ParseAttachOptions, vtctx::reader::kAttach,

@@ -32,6 +32,7 @@
 #include "hotspot/jvmCode.h"
 #include "hotspot/userStackUnwind.h"
 #include "output/flameGraphSvg.h"
+#include "output/outputFile.h"
 #include "output/pprofWriter.h"
 #include "output/symbolizer.h"
 #include "profile.skel.h"
@@ -48,8 +49,8 @@ const CommandHelp kProfileHelp = {
     "the context (trace/span, attributes) the interrupted thread's " VTCTX_TLS_SYMBOL
     " points at. Prints\n"
     "'vtctx-reader: attached' on stderr once live; stops at SIGINT, SIGTERM, SIGHUP, SIGPIPE,\n"
-    "--duration, the target's exit or a closed stdout, then writes the result and a summary\n"
-    "line on stderr and exits 0.\n"
+    "--duration, the target's exit or exec, or a closed stdout, then writes the result and a\n"
+    "summary line on stderr and exits 0.\n"
     "\n",
     ""};
 
@@ -58,15 +59,6 @@ namespace {
 bool NeedsStacks(ProfileFormat format) {
   return format == ProfileFormat::kFolded || format == ProfileFormat::kSvg ||
          format == ProfileFormat::kPprof;
-}
-
-absl::Status WriteTextFile(const std::string& path, const std::string& text) {
-  FILE* f = fopen(path.c_str(), "w");
-  if (f == nullptr)
-    return absl::InternalError(absl::StrCat("cannot write ", path, ": ", strerror(errno)));
-  const bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
-  if (fclose(f) != 0 || !ok) return absl::InternalError(absl::StrCat("writing ", path, " failed"));
-  return absl::OkStatus();
 }
 
 class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__destroy> {
@@ -248,6 +240,14 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
 
   // folded, svg, pprof: symbolized while the target (normally) still runs.
   void PrintStacks(const std::vector<SampleCount>& counts, const RunEnd& end) {
+    if (end.execed) {
+      // Its maps, files and JIT are the new program's now: nothing is named from them.
+      written_ = absl::NotFoundError(absl::StrCat(
+          "pid ", end.target.pid(),
+          " ran another program (exec) during the profile: its stacks cannot be named any more "
+          "(rerun against the new program)"));
+      return;
+    }
     // Inlined methods from the nmethods as they are now (the JVM still runs): each is checked
     // against the perf map before it is expanded (nmethodScopes.h).
     if (jit_) {
@@ -258,23 +258,29 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
     WriteStacks(counts, end, symbols);
     interpreted_named_ = symbols.interpreted_named;
     interpreted_refused_ = symbols.interpreted_refused;
+    if (symbols.symbols_refused > 0) {
+      fprintf(stderr,
+              "vtctx-reader: note: the symbols of %llu mapped files were not read (the run's "
+              "bound, %zu MiB, was reached): their frames read lib.so+0xoffset\n",
+              static_cast<unsigned long long>(symbols.symbols_refused), kMaxSymbolBytes >> 20);
+    }
   }
 
   void WriteStacks(const std::vector<SampleCount>& counts, const RunEnd& end, Symbolizer& symbols) {
     const AttributeNames& names = end.context.names();
     if (options_.format == ProfileFormat::kPprof) {
-      PprofProfile profile;
+      PprofProfile profile = PprofSamples(counts, symbols, names);
       profile.period_ns = static_cast<int64_t>(SamplePeriodNs(options_.hz));
       profile.duration_nanos = static_cast<int64_t>(end.seconds * 1e9);
       timespec now{};
       clock_gettime(CLOCK_REALTIME, &now);
       profile.time_nanos = now.tv_sec * 1'000'000'000 + now.tv_nsec - profile.duration_nanos;
-      profile.samples = PprofSamples(counts, symbols, names);
+      NoteOverBudget(profile.texts);
       written_ = WriteGzipFile(options_.output, EncodePprof(profile));
       return;
     }
-    const std::map<std::string, uint64_t> folded =
-        FoldedStacks(counts, symbols, options_.folded_attrs, names);
+    const FoldedProfile folded = FoldedStacks(counts, symbols, options_.folded_attrs, names);
+    NoteOverBudget(folded.frames);
     if (options_.format == ProfileFormat::kFolded) return PrintFolded(folded);
     const std::string svg = RenderFlameGraph(
         folded, absl::StrFormat("pid %d: CPU, %.1f s at %d Hz%s", end.target.pid(), end.seconds,
@@ -282,8 +288,17 @@ class ProfileCommand final : public SkeletonCommand<profile_bpf, profile_bpf__de
     if (options_.output.empty()) {
       fwrite(svg.data(), 1, svg.size(), stdout);
     } else {
-      written_ = WriteTextFile(options_.output, svg);
+      written_ = WriteOutputFile(options_.output, svg);
     }
+  }
+
+  // Frame names past their bound (foldedProfile.h) are said once.
+  static void NoteOverBudget(const TextPool& texts) {
+    if (!texts.over_budget()) return;
+    fprintf(stderr,
+            "vtctx-reader: note: frame names past %zu MiB in all read %s (the target's names are "
+            "that many)\n",
+            kMaxFrameTextBytes >> 20, kFramesOverBudget);
   }
 
   static constexpr double kJitTimeoutS = 10;

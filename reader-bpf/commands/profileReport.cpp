@@ -130,25 +130,31 @@ std::vector<Frame> StackFrames(const SampleCount& c, FrameNamer& symbols) {
   return frames;
 }
 
-// The folded line of one aggregation entry, without its count.
-std::string FoldedStack(const SampleCount& c, FrameNamer& symbols,
-                        const std::vector<std::string>& attr_frames, const AttributeNames& names) {
+// The folded stack of one aggregation entry, root first, its frames interned in `pool`.
+std::vector<uint32_t> FoldedStack(const SampleCount& c, FrameNamer& symbols,
+                                  const std::vector<std::string>& attr_frames,
+                                  const AttributeNames& names, TextPool& pool) {
   const std::string trace = KeyTrace(c.key);
   const std::string span = KeySpan(c.key);
-  std::string line;
+  std::vector<uint32_t> stack;
   if (!attr_frames.empty()) {
     const std::vector<NamedAttribute> named = NameAttributes(c.attrs, names);
     for (const std::string& name : attr_frames) {
-      absl::StrAppend(&line, FoldedAttributeFrame(named, name), ";");
+      stack.push_back(pool.Intern(FoldedAttributeFrame(named, name)));
     }
   }
-  line += trace.empty() ? std::string("no_context")
-                        : absl::StrCat("trace_", trace, ";span_", span.empty() ? "none" : span);
+  if (trace.empty()) {
+    stack.push_back(pool.Intern("no_context"));
+  } else {
+    stack.push_back(pool.Intern(absl::StrCat("trace_", trace)));
+    stack.push_back(pool.Intern(absl::StrCat("span_", span.empty() ? "none" : span)));
+  }
   // Root first: user frames outermost..innermost, then kernel frames outermost..innermost.
-  if (const char* marker = StackMarker(c.stacks); *marker != 0) absl::StrAppend(&line, ";", marker);
+  if (const char* marker = StackMarker(c.stacks); *marker != 0)
+    stack.push_back(pool.Intern(marker));
   const std::vector<Frame> frames = StackFrames(c, symbols);
-  for (size_t i = frames.size(); i-- > 0;) absl::StrAppend(&line, ";", frames[i].name);
-  return line;
+  for (size_t i = frames.size(); i-- > 0;) stack.push_back(pool.Intern(frames[i].name));
+  return stack;
 }
 
 }  // namespace
@@ -237,8 +243,14 @@ void PrintGroupedTable(const std::vector<SampleCount>& counts,
     if (!trace.empty()) row.distinct.insert(trace);
   }
   const uint64_t total = TotalSamples(counts);
+  // The names as given (often copied from the target's key map): shown as the rows show them.
+  std::string grouped_by;
+  for (const std::string& g : group) {
+    if (!grouped_by.empty()) grouped_by += ',';
+    AppendSafeText(grouped_by, g);
+  }
   PrintRanked(absl::StrFormat("pid %d: %d samples at %d Hz in %.1f s, grouped by %s\n", run.pid,
-                              total, run.hz, run.seconds, absl::StrJoin(group, ",")),
+                              total, run.hz, run.seconds, grouped_by),
               "TRACES", "GROUP", rows, total, run.hz);
 }
 
@@ -251,32 +263,36 @@ std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
   return counts;
 }
 
-std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts,
-                                             FrameNamer& symbols,
-                                             const std::vector<std::string>& attr_frames,
-                                             const AttributeNames& names) {
-  std::map<std::string, uint64_t> folded;
+FoldedProfile FoldedStacks(const std::vector<SampleCount>& counts, FrameNamer& symbols,
+                           const std::vector<std::string>& attr_frames,
+                           const AttributeNames& names) {
+  FoldedProfile folded;
   for (const SampleCount& c : counts) {
-    folded[FoldedStack(c, symbols, attr_frames, names)] += c.samples;
+    folded.stacks[FoldedStack(c, symbols, attr_frames, names, folded.frames)] += c.samples;
   }
   return folded;
 }
 
-void PrintFolded(const std::map<std::string, uint64_t>& folded) {
-  std::string out;
-  for (const auto& [stack, n] : folded) absl::StrAppend(&out, stack, " ", n, "\n");
-  fwrite(out.data(), 1, out.size(), stdout);
+void PrintFolded(const FoldedProfile& folded) {
+  // Line by line: the whole text of a large profile is never held at once.
+  std::string line;
+  for (const auto& [stack, n] : folded.stacks) {
+    line = folded.Line(stack);
+    absl::StrAppend(&line, " ", n, "\n");
+    fwrite(line.data(), 1, line.size(), stdout);
+  }
 }
 
-std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, FrameNamer& symbols,
-                                      const AttributeNames& names) {
-  std::vector<PprofSample> out;
+PprofProfile PprofSamples(const std::vector<SampleCount>& counts, FrameNamer& symbols,
+                          const AttributeNames& names) {
+  PprofProfile out;
   for (const SampleCount& c : counts) {
     PprofSample s;
-    s.frames = StackFrames(c, symbols);
-    if (const char* marker = StackMarker(c.stacks); *marker != 0)
-      s.frames.push_back({marker, "", 0});
-    if (s.frames.empty()) s.frames.push_back({"[no stack]", "", 0});
+    for (const Frame& f : StackFrames(c, symbols)) s.frames.push_back(out.Intern(f));
+    if (const char* marker = StackMarker(c.stacks); *marker != 0) {
+      s.frames.push_back(out.Intern({marker, "", 0}));
+    }
+    if (s.frames.empty()) s.frames.push_back(out.Intern({"[no stack]", "", 0}));
     if (const std::string trace = KeyTrace(c.key); !trace.empty()) {
       s.labels.emplace_back("trace_id", trace);
       if (const std::string span = KeySpan(c.key); !span.empty())
@@ -287,7 +303,7 @@ std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, Fr
     }
     s.number_labels.emplace_back("thread.id", c.tid);
     s.count = static_cast<int64_t>(c.samples);
-    out.push_back(std::move(s));
+    out.samples.push_back(std::move(s));
   }
   return out;
 }

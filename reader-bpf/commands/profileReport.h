@@ -15,6 +15,7 @@
 
 #include "commands/profile.h"
 #include "commands/sampleRecord.h"
+#include "output/foldedProfile.h"
 #include "output/pprofWriter.h"
 #include "output/symbolizer.h"
 #include "target/attributeNames.h"
@@ -83,19 +84,19 @@ void PrintGroupedTable(const std::vector<SampleCount>& counts,
 // Only the entries of `traces` (trace ids in hex; all when empty).
 std::vector<SampleCount> KeepTraces(std::vector<SampleCount> counts,
                                     const std::vector<std::string>& traces);
-// Flame-graph stacks: "[attribute frames;]trace/span frames;user frames;kernel frames" -> count.
-// Root first; a stack at the depth limit starts with "[truncated]", a user stack that could not be
-// walked is "[no user stack]".
-std::map<std::string, uint64_t> FoldedStacks(const std::vector<SampleCount>& counts,
-                                             FrameNamer& symbols,
-                                             const std::vector<std::string>& attr_frames,
-                                             const AttributeNames& names);
-void PrintFolded(const std::map<std::string, uint64_t>& folded);
+// Flame-graph stacks: "[attribute frames;]trace/span frames;user frames;kernel frames" -> count,
+// as frame ids (foldedProfile.h). Root first; a stack at the depth limit starts with
+// "[truncated]", a user stack that could not be walked is "[no user stack]".
+FoldedProfile FoldedStacks(const std::vector<SampleCount>& counts, FrameNamer& symbols,
+                           const std::vector<std::string>& attr_frames,
+                           const AttributeNames& names);
+// One line a stack: "frame;frame;... count".
+void PrintFolded(const FoldedProfile& folded);
 // pprof samples: user and kernel frames; labels trace_id, span_id (when the sample has a
-// context), the named attributes, and the number thread.id.
-// The same markers as FoldedStacks, as outermost frames.
-std::vector<PprofSample> PprofSamples(const std::vector<SampleCount>& counts, FrameNamer& symbols,
-                                      const AttributeNames& names);
+// context), the named attributes, and the number thread.id. The same markers as FoldedStacks, as
+// outermost frames. The profile's period and times are the caller's to set.
+PprofProfile PprofSamples(const std::vector<SampleCount>& counts, FrameNamer& symbols,
+                          const AttributeNames& names);
 
 // A requested attribute the key map does not name can only show as unset: says so once on stderr.
 void WarnUnknownNames(const std::vector<std::string>& requested, const AttributeNames& names);

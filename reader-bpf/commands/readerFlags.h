@@ -69,7 +69,9 @@ enum ReaderCommand : unsigned {
     "the agent's channel: `carrier`, or `identity` (no JVMTI environment: HotSpot's "              \
     "virtual-thread transitions keep their speed; read with vtctx-reader)")                        \
   X("duration", "d", kBpfCommands, "S", "", "stop after S seconds (default: until stopped)")       \
-  X("output", "o", kProfile, "FILE", "", "pprof and svg: write there (svg: default stdout)")       \
+  X("output", "o", kProfile, "FILE", "",                                                           \
+    "pprof and svg: write there (svg: default stdout); never through a symlink, never another "    \
+    "user's file")                                                                                 \
   X("trace", "", kProfile, "ID,...", "",                                                           \
     "folded, svg, pprof: only the samples of these trace ids (32 hex digits)")                     \
   X("group-by", "", kProfile, "G", "trace",                                                        \

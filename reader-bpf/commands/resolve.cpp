@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "commands/commandDeadline.h"
 #include "commands/commands.h"
 #include "hotspot/agentLoad.h"
 #include "hotspot/javaThreadLayout.h"
@@ -16,6 +17,7 @@
 #include "target/targetProcess.h"
 #include "target/threadSnapshot.h"
 #include "target/tlsResolver.h"
+#include "target/untrustedText.h"
 
 namespace vtctx::reader {
 
@@ -33,6 +35,10 @@ const CommandHelp kResolveHelp = {
     ""};
 
 namespace {
+
+// At most this long for stopping the threads (each at most kThreadStopWaitS): a target whose
+// threads will not stop cannot keep resolve waiting.
+constexpr double kThreadsBudgetS = 10;
 
 std::string ModuleJson(const ModuleResolution& m) {
   std::string out = "{\"library\":";
@@ -70,12 +76,13 @@ std::string ThreadJson(const ThreadSnapshot& t, const AttributeNames& names) {
 }
 
 std::string ThreadText(const ThreadSnapshot& t, const AttributeNames& names) {
-  std::string out = absl::StrFormat("  %-8d %-16s ", t.tid, t.name);
+  // A thread's name is the target's to choose (prctl, pthread_setname_np): escaped.
+  std::string out = absl::StrFormat("  %-8d %-16s ", t.tid, Printable(t.name, 64));
   out += t.slot != 0 ? absl::StrFormat("0x%-14x ", t.slot) : absl::StrFormat("%-16s ", "-");
   out += t.record != 0 ? absl::StrFormat("0x%-14x ", t.record) : absl::StrFormat("%-16s ", "-");
   AppendContextText(out, t.View(), &names);
   if (t.java_thread_id != 0) absl::StrAppend(&out, " [runs Java thread ", t.java_thread_id, "]");
-  if (!t.note.empty()) absl::StrAppend(&out, " [", t.note, "]");
+  if (!t.note.empty()) absl::StrAppend(&out, " [", Printable(t.note), "]");
   return out;
 }
 
@@ -110,14 +117,18 @@ std::string Output(pid_t pid, bool json, const Resolution& resolution,
 
 absl::Status RunResolve(const ResolveOptions& options) {
   const pid_t pid = options.pid;
+  const std::string stage = absl::StrCat("resolving pid ", pid);
+  const std::optional<double> deadline = SetupDeadline(options.attach, options.wait_s);
+  if (deadline) ArmCommandDeadline(*deadline, stage);
   absl::StatusOr<TargetProcess> target = TargetProcess::Hold(pid);
   if (!target.ok()) return target.status();
   if (absl::Status s = AttachBeforeRun(*target, options.attach); !s.ok()) return s;
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::Open(pid);
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target->Memory();
   if (!memory.ok()) return ProcessAccessError(pid, memory.status());
   absl::StatusOr<Resolution> resolution =
       ResolveWithWait(*target, **memory, options.wait_s, [] { return false; });
   if (!resolution.ok()) return resolution.status();
+  if (!deadline) ArmCommandDeadline(kSetupDeadlineS, stage);  // the wait is over
   for (const std::string& w : resolution->warnings) {
     fprintf(stderr, "vtctx-reader: warning: %s\n", w.c_str());
   }
@@ -137,7 +148,7 @@ absl::Status RunResolve(const ResolveOptions& options) {
   ProcessContext context = ReadProcessContext(pid, **memory);
   AttributeNames names = NamesOf(context);
   absl::StatusOr<std::vector<ThreadSnapshot>> threads =
-      SnapshotThreads(*target, chosen.recipe, channel->recipe, **memory);
+      SnapshotThreads(*target, chosen.recipe, channel->recipe, **memory, kThreadsBudgetS);
   if (!threads.ok()) return threads.status();
   // A key registered while the threads were read is only in a newer context: read it again if a
   // record carries an index the first read does not name (key maps only grow, so the newer one
@@ -153,6 +164,12 @@ absl::Status RunResolve(const ResolveOptions& options) {
   // Read by pid: the held process's only if it is still alive now.
   if (target->Exited()) {
     return absl::NotFoundError(absl::StrCat("pid ", pid, " exited while it was read"));
+  }
+  // Its memory was read as it was when held; its maps, files and threads may be another
+  // program's now (a setuid one's): nothing of it is printed.
+  if (target->Execed()) {
+    return absl::NotFoundError(absl::StrCat(
+        "pid ", pid, " ran another program (exec) while it was read: nothing printed"));
   }
   if (std::string note = DescribeLimitation(context, pid); !note.empty()) {
     fprintf(stderr, "vtctx-reader: %s\n", note.c_str());

@@ -33,9 +33,9 @@ const CommandHelp kSyscallsHelp = {
     "its\n" VTCTX_TLS_SYMBOL
     " points at. Attaches to the sys_enter tracepoint (BTF\n"
     "or raw; tracefs not needed). Prints 'vtctx-reader: attached' on stderr once live. SIGINT,\n"
-    "SIGTERM, SIGHUP, SIGPIPE, --duration, the target's exit or a closed stdout (e.g. | head -1)\n"
-    "drain the ring buffer, print a summary line on stderr and exit 0. A syscall the kernel\n"
-    "restarts (interrupted by a signal or a ptrace stop) can be reported twice.\n"
+    "SIGTERM, SIGHUP, SIGPIPE, --duration, the target's exit or exec, or a closed stdout (e.g. |\n"
+    "head -1) drain the ring buffer, print a summary line on stderr and exit 0. A syscall the\n"
+    "kernel restarts (interrupted by a signal or a ptrace stop) can be reported twice.\n"
     "\n",
     ""};
 

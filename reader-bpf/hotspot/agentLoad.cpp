@@ -284,7 +284,7 @@ absl::StatusOr<LoadAnswer> ParseLoadAnswer(absl::string_view in) {
 // A thread-context writer already in the target: vtctx (its process context says so) gives its
 // report; another writer is refused; none: nullopt.
 absl::StatusOr<std::optional<AgentReport>> WriterAlreadyThere(const TargetProcess& target) {
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) return ProcessAccessError(target.pid(), memory.status());
   absl::StatusOr<Resolution> resolution = ResolveProcess(target.pid(), **memory);
   if (!resolution.ok()) {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/match.h"
@@ -12,49 +11,6 @@
 #include "target/untrustedText.h"
 
 namespace vtctx::reader {
-namespace {
-
-// 256 MiB: a million JIT blobs with long names.
-constexpr size_t kMaxPerfMapBytes = 256u << 20;
-
-// The ranges of `table` that overlap [start, start + size) (size 0: one byte).
-template <typename Visit>
-void ForOverlapping(const SymbolTable& table, uint64_t start, uint64_t size, Visit visit) {
-  const uint64_t end = start + std::max<uint64_t>(size, 1);
-  const std::vector<SymbolRange>& r = table.ranges();
-  // Ranges starting before `end`; perf-map blobs never nest, so walking back from there finds
-  // every overlap and stops at the first range that ends before `start`.
-  auto it = std::lower_bound(r.begin(), r.end(), end,
-                             [](const SymbolRange& x, uint64_t a) { return x.start < a; });
-  while (it != r.begin()) {
-    --it;
-    if (it->start + std::max<uint64_t>(it->size, 1) <= start) break;
-    visit(*it);
-  }
-}
-
-std::string FrameName(const std::string& perf_map_name) {
-  return perf_map_name == "Interpreter" ? kInterpreted : perf_map_name;
-}
-
-}  // namespace
-
-SymbolTable MergePerfMaps(const SymbolTable& start, const SymbolTable& end) {
-  SymbolTable merged;
-  for (const SymbolRange& e : end.ranges()) {
-    bool replaced = false;
-    ForOverlapping(start, e.start, e.size,
-                   [&](const SymbolRange& s) { replaced = replaced || s.name != e.name; });
-    merged.Add(e.start, e.size, replaced ? kUnknownJit : FrameName(e.name));
-  }
-  for (const SymbolRange& s : start.ranges()) {
-    bool overlapped = false;
-    ForOverlapping(end, s.start, s.size, [&](const SymbolRange&) { overlapped = true; });
-    if (!overlapped) merged.Add(s.start, s.size, FrameName(s.name));
-  }
-  merged.Finish();
-  return merged;
-}
 
 std::unique_ptr<JitCodeNames> JitCodeNames::ForTarget(const TargetProcess& target,
                                                       double timeout_s) {
@@ -68,8 +24,8 @@ std::unique_ptr<JitCodeNames> JitCodeNames::ForTarget(const TargetProcess& targe
   }
   std::unique_ptr<JitCodeNames> names;
   if (usable.ok()) {
-    names.reset(new JitCodeNames(*std::move(jvm), *std::move(attach), timeout_s));
-    absl::StatusOr<SymbolTable> first = names->Snapshot();
+    names.reset(new JitCodeNames(*std::move(jvm), *std::move(attach)));
+    absl::StatusOr<SymbolTable> first = names->Snapshot(timeout_s);
     if (first.ok()) {
       names->start_ = *std::move(first);
     } else {
@@ -86,9 +42,9 @@ std::unique_ptr<JitCodeNames> JitCodeNames::ForTarget(const TargetProcess& targe
   return names;
 }
 
-absl::StatusOr<SymbolTable> JitCodeNames::Snapshot() {
+absl::StatusOr<SymbolTable> JitCodeNames::Snapshot(double timeout_s) {
   absl::StatusOr<AttachReply> reply =
-      attach_.Execute("jcmd", {"Compiler.perfmap", "", ""}, timeout_s_);
+      attach_.Execute("jcmd", {"Compiler.perfmap", "", ""}, timeout_s);
   if (!reply.ok()) return reply.status();
   if (reply->code != 0 || absl::StrContains(reply->output, "Unknown diagnostic command")) {
     return absl::UnimplementedError(
@@ -98,26 +54,36 @@ absl::StatusOr<SymbolTable> JitCodeNames::Snapshot() {
   // a symlink there would resolve in the reader's root).
   const std::string path = absl::StrCat("/tmp/perf-", jvm_.status.nspid, ".map");
   absl::StatusOr<std::string> text = attach_.view().Run(
-      "reading the JVM's perf map", timeout_s_, kMaxPerfMapBytes, [&](ViewSession&) {
+      "reading the JVM's perf map", timeout_s, kMaxPerfMapBytes, [&](ViewSession&) {
         absl::StatusOr<std::string> map = ReadRegularFile(AT_FDCWD, path, kMaxPerfMapBytes);
         unlink(path.c_str());  // written because the reader asked: nothing is left behind
         return map;
       });
   if (!text.ok()) return text.status();
-  return ParsePerfMap(*text);
+  SymbolTable table = ParsePerfMap(*text);
+  if (table.dropped() > 0) {
+    fprintf(stderr,
+            "vtctx-reader: warning: the JVM's perf map holds more than %zu code blobs: %zu left "
+            "out (their frames read %s)\n",
+            kMaxPerfMapEntries, table.dropped(), kUnknownJit);
+  }
+  return table;
 }
 
 void JitCodeNames::Finish() {
-  absl::StatusOr<SymbolTable> last = Snapshot();
+  // Sampling is over: the second map must not hold the result up for long (a JVM that does not
+  // answer gets the names of the first).
+  absl::StatusOr<SymbolTable> last = Snapshot(kEndSnapshotTimeoutS);
   if (!last.ok()) {
     fprintf(stderr,
             "vtctx-reader: warning: no second perf map (%s): JIT frames named from the first "
             "one only\n",
             std::string(last.status().message()).c_str());
     merged_ = MergePerfMaps(SymbolTable(), start_);
-    return;
+  } else {
+    merged_ = MergePerfMaps(start_, *last);
   }
-  merged_ = MergePerfMaps(start_, *last);
+  start_ = SymbolTable();  // only the merged names are used from now on
 }
 
 }  // namespace vtctx::reader

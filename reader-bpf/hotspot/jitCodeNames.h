@@ -25,13 +25,11 @@
 #include "absl/strings/string_view.h"
 #include "hotspot/hotspotAttach.h"
 #include "hotspot/jvmProcess.h"
+#include "hotspot/perfMapMerge.h"
 #include "target/symbolTable.h"
 #include "target/targetProcess.h"
 
 namespace vtctx::reader {
-
-// Merges the start and end snapshots by the rules above.
-SymbolTable MergePerfMaps(const SymbolTable& start, const SymbolTable& end);
 
 class JitCodeNames {
  public:
@@ -47,13 +45,14 @@ class JitCodeNames {
   std::optional<bool> preserve_frame_pointer() const { return preserve_frame_pointer_; }
 
  private:
-  JitCodeNames(JvmProcess jvm, HotSpotAttach attach, double timeout_s)
-      : jvm_(std::move(jvm)), attach_(std::move(attach)), timeout_s_(timeout_s) {}
-  absl::StatusOr<SymbolTable> Snapshot();
+  JitCodeNames(JvmProcess jvm, HotSpotAttach attach)
+      : jvm_(std::move(jvm)), attach_(std::move(attach)) {}
+  absl::StatusOr<SymbolTable> Snapshot(double timeout_s);
+  // Each of the second snapshot's two steps (the dump, the read): within the report's deadline.
+  static constexpr double kEndSnapshotTimeoutS = 4;
 
   JvmProcess jvm_;
   HotSpotAttach attach_;
-  double timeout_s_;
   SymbolTable start_;
   SymbolTable merged_;
   std::optional<bool> preserve_frame_pointer_;

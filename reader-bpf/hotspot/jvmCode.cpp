@@ -11,7 +11,7 @@ namespace vtctx::reader {
 absl::StatusOr<std::unique_ptr<JvmCode>> JvmCode::Open(const TargetProcess& target) {
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
   if (!maps.ok()) return maps.status();
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) return memory.status();
   absl::StatusOr<VmStructs> vm = OpenVmStructs(target.dir(), *maps, **memory);
   if (!vm.ok()) return vm.status();

@@ -83,7 +83,7 @@ absl::StatusOr<JvmProcess> InspectJvm(const TargetProcess& target) {
   }
   jvm.hotspot = jvm.hotspot && !jvm.openj9;
   if (!jvm.hotspot) return jvm;
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) return memory.status();
   absl::StatusOr<VmStructs> vm = OpenVmStructs(target.dir(), jvm.maps, **memory);
   absl::StatusOr<JvmFacts> facts =

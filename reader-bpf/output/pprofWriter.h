@@ -21,12 +21,22 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "output/foldedProfile.h"
 #include "output/symbolizer.h"
 
 namespace vtctx::reader {
 
+// A frame of a sample: its name and module by their ids in PprofProfile::texts (each distinct
+// text held once, however many samples name it: foldedProfile.h says why).
+struct PprofFrame {
+  uint32_t name = 0;
+  uint32_t module = 0;
+  uint64_t address = 0;
+  bool inlined = false;  // inlined into the next frame: one location
+};
+
 struct PprofSample {
-  std::vector<Frame> frames;  // innermost first
+  std::vector<PprofFrame> frames;  // innermost first
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<std::pair<std::string, int64_t>> number_labels;
   int64_t count = 0;  // samples
@@ -36,13 +46,19 @@ struct PprofProfile {
   int64_t period_ns = 0;   // CPU time one sample stands for
   int64_t time_nanos = 0;  // wall-clock start (CLOCK_REALTIME)
   int64_t duration_nanos = 0;
+  TextPool texts;  // frame names and modules
   std::vector<PprofSample> samples;
+
+  // A frame with its texts interned.
+  PprofFrame Intern(const Frame& frame) {
+    return {texts.Intern(frame.name), texts.Intern(frame.module), frame.address, frame.inlined};
+  }
 };
 
 // The uncompressed profile.proto message.
 std::string EncodePprof(const PprofProfile& profile);
 
-// Writes `bytes` gzip-compressed to `path` (replacing it).
+// Writes `bytes` gzip-compressed to `path` (replacing it; opened as outputFile.h opens it).
 absl::Status WriteGzipFile(const std::string& path, const std::string& bytes);
 
 }  // namespace vtctx::reader

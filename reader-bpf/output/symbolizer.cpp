@@ -1,9 +1,6 @@
 #include "output/symbolizer.h"
 
-#include <cxxabi.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,30 +17,25 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "hotspot/jvmProcess.h"
+#include "output/demangledName.h"
 #include "target/boundedFile.h"
+#include "target/elfFunctionSymbols.h"
 #include "target/elfSymbols.h"
 #include "target/targetView.h"
+#include "target/untrustedText.h"
 
 namespace vtctx::reader {
 namespace {
 
-std::string Demangle(const char* name) {
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  if (status != 0 || demangled == nullptr) return name;
-  std::string out(demangled);
-  std::free(demangled);
+// A frame's name as every stack format shows it (folded, SVG, pprof): the target's text through
+// untrustedText.h (control characters and invalid UTF-8 as '_'), at most kMaxFrameNameBytes (cut
+// at a character), and no ';' (folded stacks separate frames with it; the count follows the last
+// space).
+std::string FoldSafe(absl::string_view name) {
+  std::string out = SafeName(name, kMaxFrameNameBytes);
+  std::replace(out.begin(), out.end(), ';', ':');
   return out;
 }
-
-// Folded stacks separate frames with ';' and the count with the last space.
-std::string FoldSafe(std::string name) {
-  std::replace(name.begin(), name.end(), ';', ':');
-  std::replace(name.begin(), name.end(), '\n', ' ');
-  return name;
-}
-
-constexpr size_t kMaxPerfMapBytes = 256u << 20;  // a million JIT blobs with long names
 
 // The perf map a JIT of `target` wrote into its /tmp, read in its view as its user ("" if none).
 std::string ReadPerfMap(const TargetProcess& target) {
@@ -59,48 +51,13 @@ std::string ReadPerfMap(const TargetProcess& target) {
   return text.ok() ? *text : "";
 }
 
+// A module (a file's path, from the target's maps) as a frame's module: what pprof names its
+// mapping by.
+std::string ModuleName(absl::string_view path) { return SafeName(path, 4096); }
+
 std::string BaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Function symbols of an ELF file: .symtab if present (not stripped), else .dynsym.
-void LoadElfFunctions(const std::string& path, SymbolTable& table) {
-  // A regular file only: never a device or FIFO a hostile process mapped under a library's name.
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return;
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return;
-  }
-  elf_version(EV_CURRENT);
-  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
-  if (elf == nullptr) {
-    close(fd);
-    return;
-  }
-  for (Elf64_Word wanted : {SHT_SYMTAB, SHT_DYNSYM}) {
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-      GElf_Shdr sh;
-      if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != wanted || sh.sh_entsize == 0) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (data == nullptr) continue;
-      const size_t count = data->d_size / sh.sh_entsize;
-      for (size_t i = 0; i < count; ++i) {
-        GElf_Sym sym;
-        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
-        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF) continue;
-        const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (name == nullptr || *name == '\0') continue;
-        table.Add(sym.st_value, sym.st_size, Demangle(name));
-      }
-    }
-    if (!table.empty()) break;
-  }
-  elf_end(elf);
-  close(fd);
 }
 
 }  // namespace
@@ -110,32 +67,65 @@ Symbolizer::Symbolizer(const TargetProcess& target, const SymbolTable* jit, JvmC
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target_.dir());
   if (!maps.ok()) return;
   files_ = GroupMappedFiles(*maps);
+  for (size_t i = 0; i < files_.size(); ++i) {
+    for (const Mapping& m : files_[i].mappings) file_ranges_[m.start] = {m.end, i};
+  }
   for (const Mapping& m : *maps) {
-    if (!m.IsFile()) anonymous_.push_back(m);
+    if (!m.IsFile()) anonymous_[m.start] = m;
   }
 }
 
-const SymbolTable& Symbolizer::FileSymbols(const MappedFile& file) {
-  auto& slot = file_symbols_[file.path];
-  if (!slot) {
-    slot = std::make_unique<SymbolTable>();
-    LoadElfFunctions(MappedFileLink(target_.dir(), file), *slot);
-    slot->Finish();
+const FunctionSymbols* Symbolizer::FileSymbols(const MappedFile& file, FileNames*& names) {
+  names = &file_names_[{file.dev_major, file.dev_minor, file.inode}];
+  if (!names->tried) {
+    names->tried = true;
+    // One table per file, however many times it is mapped; at most kMaxSymbolBytes in all.
+    absl::StatusOr<FunctionSymbols> table =
+        symbol_bytes_ < kMaxSymbolBytes
+            ? ReadFunctionSymbolsFromFile(MappedFileLink(target_.dir(), file))
+            : absl::ResourceExhaustedError("");
+    if (table.ok() && symbol_bytes_ + table->bytes() <= kMaxSymbolBytes) {
+      symbol_bytes_ += table->bytes();
+      names->symbols = std::make_unique<FunctionSymbols>(*std::move(table));
+    } else if (table.ok() || absl::IsResourceExhausted(table.status())) {
+      symbols_refused++;
+    }
   }
-  return *slot;
+  return names->symbols.get();
+}
+
+std::string Symbolizer::FunctionName(FileNames& names, const FunctionSymbols::Symbol& symbol) {
+  auto cached = names.shown.find(symbol.start);
+  if (cached != names.shown.end()) return cached->second;
+  // Demangled only now that a sample hit it, within the frame name's bound; beyond
+  // kMaxShownNameBytes of names, the mangled one (already bounded) is shown.
+  std::optional<std::string> demangled;
+  if (!symbol.cut && shown_bytes_ < kMaxShownNameBytes) {
+    demangled = DemangleBounded(symbol.name, kMaxFrameNameBytes - 3);
+  }
+  std::string name = FoldSafe(demangled ? absl::string_view(*demangled) : symbol.name);
+  if (shown_bytes_ < kMaxShownNameBytes) {
+    shown_bytes_ += name.size() + 64;  // with the map node
+    names.shown.emplace(symbol.start, name);
+  }
+  return name;
 }
 
 Frame Symbolizer::UserFrame(uint64_t address, bool return_address) {
   const uint64_t lookup = return_address && address > 0 ? address - 1 : address;
-  for (const MappedFile& file : files_) {
-    for (const Mapping& m : file.mappings) {
-      if (lookup < m.start || lookup >= m.end) continue;
+  if (auto it = file_ranges_.upper_bound(lookup); it != file_ranges_.begin()) {
+    --it;
+    if (lookup < it->second.first) {
+      const MappedFile& file = files_[it->second.second];
       const uint64_t load_bias = FileBias(file);
-      if (const SymbolRange* sym = FileSymbols(file).Find(lookup - load_bias)) {
-        return {FoldSafe(sym->name), file.path, lookup};
+      FileNames* names = nullptr;
+      if (const FunctionSymbols* symbols = FileSymbols(file, names)) {
+        if (const std::optional<FunctionSymbols::Symbol> sym = symbols->Find(lookup - load_bias)) {
+          return {FunctionName(*names, *sym), ModuleName(file.path), lookup};
+        }
       }
       return {FoldSafe(absl::StrFormat("%s+0x%x", BaseName(file.path), lookup - load_bias)),
-              file.path, lookup};
+              ModuleName(file.path), lookup};
     }
   }
   if (jit_ == nullptr && !perf_map_) {
@@ -144,11 +134,16 @@ Frame Symbolizer::UserFrame(uint64_t address, bool return_address) {
     perf_map_ = std::make_unique<SymbolTable>(ParsePerfMap(ReadPerfMap(target_)));
   }
   const SymbolTable& names = jit_ != nullptr ? *jit_ : *perf_map_;
-  if (const SymbolRange* sym = names.Find(lookup)) return {FoldSafe(sym->name), "[jit]", lookup};
-  for (const Mapping& m : anonymous_) {
-    if (lookup >= m.start && lookup < m.end) {
-      if (m.executable && (m.path.empty() || m.path[0] != '['))
+  if (const std::optional<SymbolRange> sym = names.Find(lookup)) {
+    return {FoldSafe(sym->name), "[jit]", lookup};
+  }
+  if (auto it = anonymous_.upper_bound(lookup); it != anonymous_.begin()) {
+    --it;
+    const Mapping& m = it->second;
+    if (lookup < m.end) {
+      if (m.executable && (m.path.empty() || m.path[0] != '[')) {
         return {kUnknownJit, "[jit]", lookup};
+      }
       return {m.path.empty() ? "[anon]" : FoldSafe(m.path), "", lookup};
     }
   }
@@ -173,8 +168,8 @@ std::vector<Frame> Symbolizer::UserFrames(uint64_t address, bool return_address,
   }
   NmethodScopes* inlined = code_ != nullptr ? code_->inlined() : nullptr;
   if (inlined == nullptr || jit_ == nullptr || outer.module != "[jit]") return {outer};
-  const SymbolRange* code = jit_->Find(outer.address);
-  if (code == nullptr || code->name == kUnknownJit || code->name == kInterpreted) return {outer};
+  const std::optional<SymbolRange> code = jit_->Find(outer.address);
+  if (!code || code->name == kUnknownJit || code->name == kInterpreted) return {outer};
   std::optional<std::vector<std::string>> methods =
       inlined->MethodsAt(code->start, code->name, address, return_address);
   if (!methods || methods->size() < 2) return {outer};
@@ -187,12 +182,18 @@ std::vector<Frame> Symbolizer::UserFrames(uint64_t address, bool return_address,
 }
 
 uint64_t Symbolizer::FileBias(const MappedFile& file) {
-  const std::string key = file.path + "@" + std::to_string(file.mappings.front().start);
-  auto bias = file_bias_.find(key);
+  const uint64_t start = file.mappings.front().start;
+  auto bias = file_bias_.find(start);
   if (bias != file_bias_.end()) return bias->second;
-  absl::StatusOr<ElfTlsExport> elf = ReadTlsExportFromFile(MappedFileLink(target_.dir(), file), "");
-  const uint64_t load_bias = elf.ok() ? LoadBias(file, elf->loads).value_or(0) : 0;
-  file_bias_[key] = load_bias;
+  // The load segments, read once per file (however many times it is mapped; no symbol scan).
+  FileNames& names = file_names_[{file.dev_major, file.dev_minor, file.inode}];
+  if (!names.loads) {
+    absl::StatusOr<ElfDynamicSymbols> elf =
+        ReadDynamicSymbolsFromFile(MappedFileLink(target_.dir(), file), {});
+    names.loads = elf.ok() ? std::move(elf->loads) : std::vector<LoadSegment>();
+  }
+  const uint64_t load_bias = LoadBias(file, *names.loads).value_or(0);
+  file_bias_[start] = load_bias;
   return load_bias;
 }
 
@@ -208,12 +209,12 @@ Frame Symbolizer::KernelFrame(uint64_t address) {
       if (f.size() < 3 || !absl::SimpleHexAtoi(f[0], &start) || start == 0) continue;
       const char type = f[1].empty() ? ' ' : f[1][0];
       if (type != 't' && type != 'T' && type != 'w' && type != 'W') continue;
-      kallsyms_->Add(start, 0, std::string(f[2]));
+      kallsyms_->Add(start, 0, f[2]);
     }
     kallsyms_->Finish();
   }
-  if (const SymbolRange* sym = kallsyms_->Find(address)) {
-    return {FoldSafe(sym->name + "_[k]"), "[kernel.kallsyms]", address};
+  if (const std::optional<SymbolRange> sym = kallsyms_->Find(address)) {
+    return {FoldSafe(absl::StrCat(sym->name, "_[k]")), "[kernel.kallsyms]", address};
   }
   return {"[kernel]", "[kernel.kallsyms]", address};
 }

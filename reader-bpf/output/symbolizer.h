@@ -15,17 +15,28 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "hotspot/jvmCode.h"
 #include "hotspot/userStackUnwind.h"
+#include "target/elfFunctionSymbols.h"
 #include "target/procMaps.h"
 #include "target/symbolTable.h"
 #include "target/targetProcess.h"
 
 namespace vtctx::reader {
+
+// The longest frame name shown (bytes; longer names are cut at a character and end in "...").
+inline constexpr size_t kMaxFrameNameBytes = 1024;
+// The symbol tables of a run's mapped files, together (elfFunctionSymbols.h bounds each); files
+// past it are named lib.so+0xoffset.
+inline constexpr size_t kMaxSymbolBytes = 32u << 20;
+// Demangled names kept for reuse, together; past it names are shown as in the symbol table.
+inline constexpr size_t kMaxShownNameBytes = 16u << 20;
 
 // One named frame: its name, and the module it lies in (a file path, "[jit]" for a JVM's code
 // cache or another anonymous executable mapping, "[kernel.kallsyms]", or "" when unknown).
@@ -75,14 +86,27 @@ class Symbolizer final : public FrameNamer {
   std::string Kernel(uint64_t address) { return KernelFrame(address).name; }
 
  private:
-  const SymbolTable& FileSymbols(const MappedFile& file);
+  // A mapped file's symbols and the names shown for them, per file (device and inode): a file
+  // mapped many times is read once.
+  struct FileNames {
+    bool tried = false;
+    std::unique_ptr<FunctionSymbols> symbols;       // null: none, or refused by the bound
+    std::map<uint64_t, std::string> shown;          // by symbol start: the name as shown
+    std::optional<std::vector<LoadSegment>> loads;  // its PT_LOAD segments, once read
+  };
+  using FileId = std::tuple<uint32_t, uint32_t, uint64_t>;
+  const FunctionSymbols* FileSymbols(const MappedFile& file, FileNames*& names);
+  std::string FunctionName(FileNames& names, const FunctionSymbols::Symbol& symbol);
   uint64_t FileBias(const MappedFile& file);
 
   const TargetProcess& target_;
   std::vector<MappedFile> files_;
-  std::vector<Mapping> anonymous_;
-  std::map<std::string, std::unique_ptr<SymbolTable>> file_symbols_;  // by path
-  std::map<std::string, uint64_t> file_bias_;
+  std::map<uint64_t, std::pair<uint64_t, size_t>> file_ranges_;  // start -> (end, file)
+  std::map<uint64_t, Mapping> anonymous_;                        // by start
+  std::map<FileId, FileNames> file_names_;
+  std::map<uint64_t, uint64_t> file_bias_;  // by the start of a loaded instance
+  size_t symbol_bytes_ = 0;                 // symbol tables held, at most kMaxSymbolBytes
+  size_t shown_bytes_ = 0;                  // names kept for reuse, at most kMaxShownNameBytes
   const SymbolTable* jit_;
   JvmCode* code_;
   std::unique_ptr<SymbolTable> perf_map_;
@@ -93,6 +117,8 @@ class Symbolizer final : public FrameNamer {
   // (labelled kInterpreted).
   uint64_t interpreted_named = 0;
   uint64_t interpreted_refused = 0;
+  // Files whose symbols were not read because the run's bound was reached.
+  uint64_t symbols_refused = 0;
 };
 
 }  // namespace vtctx::reader

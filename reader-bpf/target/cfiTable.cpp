@@ -405,11 +405,12 @@ bool RunProgram(std::span<const uint8_t> bytes, size_t start, size_t end, const 
 
 }  // namespace
 
-absl::StatusOr<CfiTable> CfiTable::Parse(std::span<const uint8_t> eh_frame, uint64_t vaddr) {
+absl::StatusOr<CfiTable> CfiTable::Parse(std::span<const uint8_t> eh_frame, uint64_t vaddr,
+                                         size_t max_rows) {
   CfiTable table;
   std::map<size_t, Cie> cies;  // by section offset
   std::vector<CfiRow> ends;    // where each FDE's range ends: nothing described from there
-  size_t budget = kMaxRows;
+  size_t budget = std::min(max_rows, kMaxRows);
   size_t pos = 0;
   while (pos + 4 <= eh_frame.size()) {
     Cursor c(eh_frame, pos, eh_frame.size());
@@ -466,16 +467,20 @@ absl::StatusOr<CfiTable> CfiTable::Parse(std::span<const uint8_t> eh_frame, uint
   // keeps a row at the same pc after its mark, and the later one wins below.
   std::vector<CfiRow> all = std::move(ends);
   all.insert(all.end(), table.rows_.begin(), table.rows_.end());
+  std::vector<CfiRow>().swap(table.rows_);  // at most two copies of the rows at any time
   std::stable_sort(all.begin(), all.end(),
                    [](const CfiRow& a, const CfiRow& b) { return a.pc < b.pc; });
-  table.rows_.clear();
+  size_t kept = 0;
   for (const CfiRow& row : all) {
-    if (!table.rows_.empty() && table.rows_.back().pc == row.pc) {
-      table.rows_.back() = row;
+    if (kept > 0 && all[kept - 1].pc == row.pc) {
+      all[kept - 1] = row;
     } else {
-      table.rows_.push_back(row);
+      all[kept++] = row;
     }
   }
+  all.resize(kept);
+  all.shrink_to_fit();
+  table.rows_ = std::move(all);
   return table;
 }
 

@@ -39,13 +39,16 @@ struct CfiRow {
 class CfiTable {
  public:
   // Parses `eh_frame`, the section's bytes, loaded at link-time address `vaddr`. At most
-  // kMaxRows rows; InvalidArgument for a malformed section (a malformed entry ends the parse:
-  // what came before it is kept only if the section's framing held).
-  static absl::StatusOr<CfiTable> Parse(std::span<const uint8_t> eh_frame, uint64_t vaddr);
+  // `max_rows` rows (and never more than kMaxRows); InvalidArgument for a malformed section (a
+  // malformed entry ends the parse: what came before it is kept only if the section's framing
+  // held).
+  static absl::StatusOr<CfiTable> Parse(std::span<const uint8_t> eh_frame, uint64_t vaddr,
+                                        size_t max_rows = kMaxRows);
 
   // The row holding for link-time address `pc`; nullptr where no FDE covers it.
   const CfiRow* Find(uint64_t pc) const;
   size_t size() const { return rows_.size(); }
+  size_t bytes() const { return rows_.capacity() * sizeof(CfiRow); }
 
   // Rows and FDE end marks together (libjvm has ~290k): bounds a hostile file's table to ~50 MB.
   static constexpr size_t kMaxRows = 2 << 20;

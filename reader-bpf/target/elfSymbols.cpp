@@ -1,54 +1,18 @@
 #include "target/elfSymbols.h"
 
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <mutex>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "target/boundedFile.h"
-#include "target/errnoStatus.h"
+#include "target/elfFile.h"
 
 namespace vtctx::reader {
 namespace {
-
-absl::Status ElfError(absl::string_view what) {
-  const char* msg = elf_errmsg(-1);
-  return absl::InvalidArgumentError(absl::StrCat(what, ": ", msg ? msg : "malformed ELF"));
-}
-
-// libelf must be told the API version once per process before any other call.
-bool InitLibelf() {
-  static std::once_flag once;
-  static bool ok = false;
-  std::call_once(once, [] { ok = elf_version(EV_CURRENT) != EV_NONE; });
-  return ok;
-}
-
-// Owns an Elf handle (and the fd it reads from, if any).
-class ElfHandle {
- public:
-  ElfHandle(Elf* elf, int fd) : elf_(elf), fd_(fd) {}
-  ElfHandle(const ElfHandle&) = delete;
-  ElfHandle& operator=(const ElfHandle&) = delete;
-  ~ElfHandle() {
-    if (elf_ != nullptr) elf_end(elf_);
-    if (fd_ >= 0) close(fd_);
-  }
-  Elf* get() const { return elf_; }
-
- private:
-  Elf* elf_;
-  int fd_;
-};
 
 absl::Status ReadProgramHeaders(Elf* elf, ElfTlsExport& out) {
   size_t phnum = 0;
@@ -71,13 +35,16 @@ absl::Status FindDynamicSymbol(Elf* elf, Elf_Scn* dynsym, absl::string_view name
                                ElfTlsExport& out) {
   GElf_Shdr sh;
   if (gelf_getshdr(dynsym, &sh) == nullptr) return ElfError(".dynsym header");
-  Elf_Data* data = elf_getdata(dynsym, nullptr);
-  if (data == nullptr) return ElfError(".dynsym data");
   if (sh.sh_entsize == 0) return absl::InvalidArgumentError(".dynsym has entry size 0");
-  const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  absl::StatusOr<Elf_Data*> data = SectionData(dynsym, kMaxElfTableBytes, ".dynsym");
+  if (!data.ok()) return data.status();
+  if (absl::Status s = CheckedStringTable(elf, sh.sh_link, kMaxElfTableBytes); !s.ok()) return s;
+  const size_t count = (*data)->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   for (size_t i = 1; i < count; ++i) {  // entry 0 is the reserved null symbol
     GElf_Sym sym;
-    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) return ElfError(".dynsym entry");
+    if (gelf_getsym(*data, static_cast<int>(i), &sym) == nullptr) {
+      return ElfError(".dynsym entry");
+    }
     if (sym.st_name == 0 || sym.st_shndx == SHN_UNDEF) continue;
     const char* sym_name = elf_strptr(elf, sh.sh_link, sym.st_name);
     if (sym_name == nullptr || name != sym_name) continue;
@@ -99,8 +66,9 @@ absl::Status CollectRelocs(Elf* elf, size_t dynsym_ndx, uint32_t index, ElfTlsEx
     GElf_Shdr sh;
     if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
     if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || sh.sh_link != dynsym_ndx) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) return ElfError("relocation section data");
+    absl::StatusOr<Elf_Data*> section = SectionData(scn, kMaxElfTableBytes, "a relocation section");
+    if (!section.ok()) return section.status();
+    Elf_Data* data = *section;
     const bool rela = sh.sh_type == SHT_RELA;
     const size_t entsize = gelf_fsize(elf, rela ? ELF_T_RELA : ELF_T_REL, 1, EV_CURRENT);
     if (entsize == 0) return absl::InvalidArgumentError("relocation entry size 0");
@@ -178,8 +146,10 @@ absl::StatusOr<ElfDynamicSymbols> ParseSymbols(Elf* elf, std::span<const absl::s
   if (*dynsym == nullptr) return out;
   GElf_Shdr sh;
   if (gelf_getshdr(*dynsym, &sh) == nullptr) return ElfError(".dynsym header");
-  Elf_Data* data = elf_getdata(*dynsym, nullptr);
-  if (data == nullptr) return ElfError(".dynsym data");
+  absl::StatusOr<Elf_Data*> section = SectionData(*dynsym, kMaxElfTableBytes, ".dynsym");
+  if (!section.ok()) return section.status();
+  Elf_Data* data = *section;
+  if (absl::Status s = CheckedStringTable(elf, sh.sh_link, kMaxElfTableBytes); !s.ok()) return s;
   const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
   for (size_t i = 1; i < count && out.values.size() < names.size(); ++i) {
     GElf_Sym sym;
@@ -201,6 +171,7 @@ absl::StatusOr<ElfUnwindTables> ParseUnwindTables(Elf* elf) {
   out.loads = std::move(header.loads);
   size_t names = 0;
   if (elf_getshdrstrndx(elf, &names) != 0) return ElfError("section names");
+  if (absl::Status s = CheckedStringTable(elf, names, kMaxElfTableBytes); !s.ok()) return s;
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(elf, scn)) != nullptr) {
     GElf_Shdr sh;
@@ -209,11 +180,10 @@ absl::StatusOr<ElfUnwindTables> ParseUnwindTables(Elf* elf) {
     if (sh.sh_type != SHT_PROGBITS || name == nullptr || std::strcmp(name, ".eh_frame") != 0) {
       continue;
     }
-    if (sh.sh_size > kMaxEhFrameBytes) return absl::InvalidArgumentError(".eh_frame too large");
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr || data->d_buf == nullptr || data->d_size != sh.sh_size) {
-      return ElfError(".eh_frame data");
-    }
+    absl::StatusOr<Elf_Data*> section = SectionData(scn, kMaxEhFrameBytes, ".eh_frame");
+    if (!section.ok()) return section.status();
+    Elf_Data* data = *section;
+    if (data->d_buf == nullptr || data->d_size != sh.sh_size) return ElfError(".eh_frame data");
     const uint8_t* bytes = static_cast<const uint8_t*>(data->d_buf);
     out.eh_frame_vaddr = sh.sh_addr;
     out.eh_frame.assign(bytes, bytes + data->d_size);
@@ -237,8 +207,14 @@ absl::StatusOr<ElfInternals> ParseInternals(Elf* elf, std::span<const absl::stri
     GElf_Shdr sh;
     if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
     if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) return ElfError("symbol table data");
+    absl::StatusOr<Elf_Data*> section = SectionData(scn, kMaxElfTableBytes, "a symbol table");
+    if (!section.ok()) return section.status();
+    Elf_Data* data = *section;
+    if (sh.sh_type == SHT_SYMTAB) {
+      if (absl::Status s = CheckedStringTable(elf, sh.sh_link, kMaxElfTableBytes); !s.ok()) {
+        return s;
+      }
+    }
     const size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
     if (sh.sh_type == SHT_DYNSYM) {
       dynsym_ndx = elf_ndxscn(scn);
@@ -266,8 +242,9 @@ absl::StatusOr<ElfInternals> ParseInternals(Elf* elf, std::span<const absl::stri
     GElf_Shdr sh;
     if (gelf_getshdr(scn, &sh) == nullptr) return ElfError("section header");
     if (sh.sh_type != SHT_RELA || sh.sh_link != dynsym_ndx) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) return ElfError("relocation section data");
+    absl::StatusOr<Elf_Data*> section = SectionData(scn, kMaxElfTableBytes, "a relocation section");
+    if (!section.ok()) return section.status();
+    Elf_Data* data = *section;
     const size_t count = data->d_size / gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
     for (size_t i = 0; i < count; ++i) {
       GElf_Rela rel;
@@ -283,57 +260,20 @@ absl::StatusOr<ElfInternals> ParseInternals(Elf* elf, std::span<const absl::stri
   return out;
 }
 
-// Opens `path` for libelf: a regular file (never a FIFO or a device a hostile process mapped).
-// Callers name a target's modules by the kernel's /proc/<pid>/map_files links, which lead to the
-// mapped inode itself whatever the target's paths say, so the last component is followed.
-absl::StatusOr<int> OpenElfFile(const std::string& path) {
-  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
-  const int raw = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (raw < 0) return ErrnoStatus(errno, absl::StrCat("open ", path));
-  struct stat st {};
-  if (fstat(raw, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(raw);
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, " is ", FileKind(st.st_mode), ", not a regular file"));
-  }
-  absl::StatusOr<int> fd = raw;
-  uint8_t head[SELFMAG];
-  if (pread(*fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) ||
-      !LooksLikeElf(head)) {
-    close(*fd);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not an ELF file"));
-  }
-  return fd;
-}
-
-}  // namespace
-
-bool LooksLikeElf(std::span<const uint8_t> head) {
-  return head.size() >= SELFMAG && std::memcmp(head.data(), ELFMAG, SELFMAG) == 0;
-}
-
-namespace {
-
 // `parse` on the ELF image in memory.
 template <typename ParseElf>
 auto ParseImage(std::span<const uint8_t> image, ParseElf parse) -> decltype(parse(nullptr)) {
-  if (!InitLibelf()) return absl::InternalError("libelf version mismatch");
-  if (!LooksLikeElf(image)) return absl::InvalidArgumentError("not an ELF file");
-  // elf_memory() takes a mutable pointer but ELF_C_READ never writes through it.
-  ElfHandle handle(
-      elf_memory(const_cast<char*>(reinterpret_cast<const char*>(image.data())), image.size()), -1);
-  if (handle.get() == nullptr) return ElfError("elf_memory");
-  return parse(handle.get());
+  absl::StatusOr<ElfHandle> handle = OpenElfImage(image);
+  if (!handle.ok()) return handle.status();
+  return parse(handle->get());
 }
 
-// `parse` on the ELF file at `path`; its errors name the file.
+// `parse` on the ELF file at `path` (elfFile.h: read by pread, bounded); its errors name the file.
 template <typename ParseElf>
 auto ParseFile(const std::string& path, ParseElf parse) -> decltype(parse(nullptr)) {
-  absl::StatusOr<int> fd = OpenElfFile(path);
-  if (!fd.ok()) return fd.status();
-  ElfHandle handle(elf_begin(*fd, ELF_C_READ_MMAP, nullptr), *fd);
-  if (handle.get() == nullptr) return ElfError(path);
-  auto result = parse(handle.get());
+  absl::StatusOr<ElfHandle> handle = OpenElfFile(path);
+  if (!handle.ok()) return handle.status();
+  auto result = parse(handle->get());
   if (!result.ok()) {
     return absl::Status(result.status().code(),
                         absl::StrCat(path, ": ", result.status().message()));

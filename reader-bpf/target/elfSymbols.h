@@ -59,16 +59,12 @@ struct ElfTlsExport {
   std::vector<SymbolReloc> relocs;  // only filled when `symbol` is set
 };
 
-// True if `head` starts with the ELF magic.
-bool LooksLikeElf(std::span<const uint8_t> head);
-
 // Parses an ELF image held in memory.
 absl::StatusOr<ElfTlsExport> ReadTlsExportFromMemory(std::span<const uint8_t> image,
                                                      absl::string_view symbol_name);
 
-// Parses the ELF file at `path` (mmap'ed read-only, so huge libraries cost little). The path is
-// opened without following a symlink at its last component (map_files links are followed: they
-// are the kernel's) and must be a regular file.
+// Parses the ELF file at `path`, a regular file, read by pread with every section bounded
+// (elfFile.h; map_files links are followed: they are the kernel's).
 absl::StatusOr<ElfTlsExport> ReadTlsExportFromFile(const std::string& path,
                                                    absl::string_view symbol_name);
 
@@ -98,14 +94,13 @@ struct ElfInternals {
   std::optional<uint64_t> own_module_id_got;         // r_offset
 };
 // A module's call-frame information for unwinding its native frames (cfiTable.h): its .eh_frame
-// section's bytes (absent: none; at most kMaxEhFrameBytes) and where it is linked, with the load
-// segments that give the module's load bias.
+// section's bytes (absent: none; at most elfFile.h's kMaxEhFrameBytes) and where it is linked, with
+// the load segments that give the module's load bias.
 struct ElfUnwindTables {
   std::vector<LoadSegment> loads;
   uint64_t eh_frame_vaddr = 0;
   std::vector<uint8_t> eh_frame;
 };
-inline constexpr uint64_t kMaxEhFrameBytes = 64 << 20;
 absl::StatusOr<ElfUnwindTables> ReadUnwindTablesFromFile(const std::string& path);
 
 absl::StatusOr<ElfInternals> ReadInternalsFromMemory(std::span<const uint8_t> image,

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "target/elfFile.h"
 #include "target/elfSymbols.h"
 
 namespace vtctx::reader {
@@ -9,7 +10,7 @@ namespace vtctx::reader {
 NativeFrames::NativeFrames(std::string proc_dir, const std::vector<Mapping>& maps)
     : proc_dir_(std::move(proc_dir)) {
   for (MappedFile& file : GroupMappedFiles(maps)) {
-    const size_t index = files_.size();
+    const size_t index = instances_.size();
     bool executable = false;
     for (const Mapping& m : file.mappings) {
       if (!m.executable) continue;
@@ -17,40 +18,54 @@ NativeFrames::NativeFrames(std::string proc_dir, const std::vector<Mapping>& map
       ranges_[m.start] = {m.end, index};
     }
     if (!executable) continue;
-    File f;
+    Instance f;
     f.file = std::move(file);
-    files_.push_back(std::move(f));
+    instances_.push_back(std::move(f));
   }
 }
 
-NativeFrames::File* NativeFrames::FileAt(uint64_t pc) {
+NativeFrames::Instance* NativeFrames::InstanceAt(uint64_t pc) {
   auto it = ranges_.upper_bound(pc);
   if (it == ranges_.begin()) return nullptr;
   --it;
   if (pc >= it->second.first) return nullptr;
-  return &files_[it->second.second];
+  return &instances_[it->second.second];
 }
 
-void NativeFrames::Load(File& f) {
-  f.tried = true;
+const NativeFrames::Table* NativeFrames::TableOf(const Instance& f) {
+  const FileId id{f.file.dev_major, f.file.dev_minor, f.file.inode};
+  auto [it, added] = tables_.try_emplace(id);
+  if (!added) return it->second.get();
+  if (rows_ >= kMaxRunCfiRows || eh_frame_bytes_ >= kMaxRunEhFrameBytes) return nullptr;
   absl::StatusOr<ElfUnwindTables> elf = ReadUnwindTablesFromFile(MappedFileLink(proc_dir_, f.file));
-  if (!elf.ok() || elf->eh_frame.empty()) return;
-  const std::optional<uint64_t> bias = LoadBias(f.file, elf->loads);
-  if (!bias) return;
-  absl::StatusOr<CfiTable> table = CfiTable::Parse(elf->eh_frame, elf->eh_frame_vaddr);
-  if (!table.ok() || table->size() == 0) return;
-  f.bias = *bias;
-  f.table = std::make_unique<CfiTable>(*std::move(table));
+  if (!elf.ok() || elf->eh_frame.empty()) return nullptr;
+  eh_frame_bytes_ += elf->eh_frame.size();
+  absl::StatusOr<CfiTable> cfi =
+      CfiTable::Parse(elf->eh_frame, elf->eh_frame_vaddr, kMaxRunCfiRows - rows_);
+  if (!cfi.ok() || cfi->size() == 0) return nullptr;
+  rows_ += cfi->size();
   loaded_++;
+  it->second = std::make_unique<Table>(Table{*std::move(cfi), std::move(elf->loads)});
+  return it->second.get();
+}
+
+void NativeFrames::Load(Instance& f) {
+  f.tried = true;
+  const Table* table = TableOf(f);
+  if (table == nullptr) return;
+  const std::optional<uint64_t> bias = LoadBias(f.file, table->loads);
+  if (!bias) return;
+  f.bias = *bias;
+  f.table = table;
 }
 
 std::optional<FrameState> NativeFrames::Caller(const FrameState& frame, uint64_t at,
                                                const StackCopy& copy) {
-  File* f = FileAt(at);
+  Instance* f = InstanceAt(at);
   if (f == nullptr) return std::nullopt;
   if (!f->tried) Load(*f);
-  if (!f->table) return std::nullopt;
-  const CfiRow* row = f->table->Find(at - f->bias);
+  if (f->table == nullptr) return std::nullopt;
+  const CfiRow* row = f->table->cfi.Find(at - f->bias);
   if (row == nullptr) return std::nullopt;
   return CfiCaller(*row, frame, copy);
 }

@@ -46,6 +46,10 @@ absl::StatusOr<std::unique_ptr<ProcessMemory>> ProcessMemory::OpenIn(absl::strin
   return std::unique_ptr<ProcessMemory>(new ProcessMemory(0, fd));
 }
 
+std::unique_ptr<ProcessMemory> ProcessMemory::FromMemFd(int mem_fd) {
+  return std::unique_ptr<ProcessMemory>(new ProcessMemory(0, mem_fd));
+}
+
 ProcessMemory::~ProcessMemory() { close(mem_fd_); }
 
 absl::Status ProcessMemory::Read(uint64_t address, void* out, size_t size) {

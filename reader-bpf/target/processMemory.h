@@ -41,6 +41,9 @@ class ProcessMemory final : public MemoryReader {
   static absl::StatusOr<std::unique_ptr<ProcessMemory>> Open(pid_t pid);
   // Reads through `proc_dir`/mem only (e.g. a held process's directory, targetProcess.h).
   static absl::StatusOr<std::unique_ptr<ProcessMemory>> OpenIn(absl::string_view proc_dir);
+  // Reads through an open mem file (its own: closed with it); TargetProcess::Memory() gives one
+  // bound to the address space the process had when it was held.
+  static std::unique_ptr<ProcessMemory> FromMemFd(int mem_fd);
   ~ProcessMemory() override;
   absl::Status Read(uint64_t address, void* out, size_t size) override;
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "target/untrustedText.h"
 #include "vtctx/attrsData.h"
 #include "vtctx/utf8.h"
 
@@ -80,28 +81,27 @@ void AppendHex(std::string& out, const uint8_t* bytes, size_t size) {
 }
 
 void AppendJsonString(std::string& out, absl::string_view value) {
-  std::string_view text(value.data(), value.size());  // the protocol's UTF-8 rules take std
   out.push_back('"');
-  while (!text.empty()) {
-    const char c = text[0];
-    const size_t len = Utf8SequenceLength(text);
-    if (len == 0) {
-      out += "\\ufffd";
-      text.remove_prefix(1);
-      continue;
-    }
-    if (len > 1) {
-      out.append(text.data(), len);
-    } else if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (static_cast<uint8_t>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", static_cast<unsigned>(c));
-    } else {
-      out.push_back(c);
-    }
-    text.remove_prefix(len);
-  }
+  ScanTargetText(
+      value,
+      [&](absl::string_view run) {
+        for (char c : run) {
+          if (c == '"' || c == '\\') out.push_back('\\');
+          out.push_back(c);
+        }
+      },
+      [&](absl::string_view unit) {
+        // A control character (C0, DEL, C1) by its code point; a byte of invalid UTF-8 as U+FFFD.
+        const std::string_view seq(unit.data(), unit.size());
+        if (Utf8SequenceLength(seq) == 0) {
+          out += "\\ufffd";
+        } else {
+          const unsigned cp = unit.size() == 1 ? static_cast<uint8_t>(unit[0])
+                                               : ((static_cast<uint8_t>(unit[0]) & 0x1fu) << 6) |
+                                                     (static_cast<uint8_t>(unit[1]) & 0x3fu);
+          out += absl::StrFormat("\\u%04x", cp);
+        }
+      });
   out.push_back('"');
 }
 
@@ -151,18 +151,12 @@ void AppendAttributeText(std::string& out, absl::string_view label, absl::string
 }
 
 void AppendSafeText(std::string& out, absl::string_view value) {
-  std::string_view text(value.data(), value.size());
-  while (!text.empty()) {
-    const size_t len = Utf8SequenceLength(text);
-    const auto c = static_cast<uint8_t>(text[0]);
-    if (len == 0 || (len == 1 && (c < 0x20 || c == 0x7f || c == ' '))) {
-      out += '_';
-      text.remove_prefix(1);
-      continue;
-    }
-    out.append(text.data(), len);
-    text.remove_prefix(len);
-  }
+  ScanTargetText(
+      value,
+      [&](absl::string_view run) {
+        for (char c : run) out.push_back(c == ' ' ? '_' : c);
+      },
+      [&](absl::string_view) { out.push_back('_'); });
 }
 
 void AppendContextText(std::string& out, const ContextView& ctx, const AttributeNames* names) {

@@ -45,13 +45,14 @@ std::string TraceIdHex(const ContextView& ctx);
 std::string SpanIdHex(const ContextView& ctx);
 
 void AppendHex(std::string& out, const uint8_t* bytes, size_t size);
-// Appends a JSON string literal; invalid UTF-8 bytes become U+FFFD.
+// Appends a JSON string literal of a target's text (untrustedText.h): control characters (C0, DEL,
+// C1) escaped as \u00XX, invalid UTF-8 bytes as U+FFFD.
 void AppendJsonString(std::string& out, absl::string_view text);
 
 // Appends ` <label>="<value>"`: the label through AppendSafeText, the value as a JSON string.
 void AppendAttributeText(std::string& out, absl::string_view label, absl::string_view value);
-// Appends `text` with invalid UTF-8 bytes, control characters and spaces replaced by '_' (for
-// names in space-separated text; names come from another process and are not trusted).
+// Appends `text` with what untrustedText.h refuses (control characters, invalid UTF-8) and spaces
+// replaced by '_' (for names in space-separated text; names come from another process).
 void AppendSafeText(std::string& out, absl::string_view text);
 
 // Appends the context fields above, comma-separated, without braces. `names` labels attributes

@@ -11,7 +11,7 @@ namespace vtctx::reader {
 TargetContext::TargetContext(const TargetProcess& target, bool verbose)
     : pid_(target.pid()), verbose_(verbose) {
   const pid_t pid = pid_;
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) {
     last_note_ =
         absl::StrCat("pid ", pid, ": process context unreadable (", memory.status().message(),

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "target/errnoStatus.h"
 #include "target/monotonicClock.h"
+#include "target/processMemory.h"
 
 namespace vtctx::reader {
 namespace {
@@ -55,9 +57,17 @@ absl::StatusOr<TargetProcess> TargetProcess::Hold(pid_t pid, bool use_pidfd) {
     return ErrnoStatus(err, absl::StrCat("open ", path));
   }
   TargetProcess target(pid, pidfd, dir_fd, MonotonicNs());
-  // Alive after both were opened: they name the same process (a pidfd outlives its pid's reuse
+  // The program the process runs now: its memory (a mem fd is bound to the address space it
+  // opened on, and reads nothing once an exec replaced it) and its executable file.
+  target.mem_fd_ = openat(dir_fd, "mem", O_RDONLY | O_CLOEXEC);
+  struct stat exe {};
+  if (fstatat(dir_fd, "exe", &exe, 0) == 0) target.exe_ = {exe.st_dev, exe.st_ino};
+  // Alive after all were opened: they name the same process (a pidfd outlives its pid's reuse
   // and would say exited).
   if (target.Exited()) return absl::NotFoundError(absl::StrCat("no such process: ", pid));
+  if (target.Execed()) {
+    return absl::NotFoundError(absl::StrCat("pid ", pid, " ran another program while it was held"));
+  }
   return target;
 }
 
@@ -72,18 +82,23 @@ TargetProcess::TargetProcess(TargetProcess&& other) noexcept
     : pid_(other.pid_),
       pidfd_(std::exchange(other.pidfd_, -1)),
       dir_fd_(std::exchange(other.dir_fd_, -1)),
+      mem_fd_(std::exchange(other.mem_fd_, -1)),
       dir_path_(std::move(other.dir_path_)),
-      held_ns_(other.held_ns_) {}
+      held_ns_(other.held_ns_),
+      exe_(other.exe_) {}
 
 TargetProcess& TargetProcess::operator=(TargetProcess&& other) noexcept {
   if (this != &other) {
     if (pidfd_ >= 0) close(pidfd_);
     if (dir_fd_ >= 0) close(dir_fd_);
+    if (mem_fd_ >= 0) close(mem_fd_);
     pid_ = other.pid_;
     pidfd_ = std::exchange(other.pidfd_, -1);
     dir_fd_ = std::exchange(other.dir_fd_, -1);
+    mem_fd_ = std::exchange(other.mem_fd_, -1);
     dir_path_ = std::move(other.dir_path_);
     held_ns_ = other.held_ns_;
+    exe_ = other.exe_;
   }
   return *this;
 }
@@ -91,6 +106,35 @@ TargetProcess& TargetProcess::operator=(TargetProcess&& other) noexcept {
 TargetProcess::~TargetProcess() {
   if (pidfd_ >= 0) close(pidfd_);
   if (dir_fd_ >= 0) close(dir_fd_);
+  if (mem_fd_ >= 0) close(mem_fd_);
+}
+
+bool TargetProcess::Execed() const {
+  if (mem_fd_ >= 0) {
+    // Address 0 is never mapped: the address space held gives EIO; one an exec replaced (or an
+    // exit released) gives end of file. An exiting process has no address space at all (its
+    // maps read empty); one that exec'd has a new one.
+    char byte;
+    if (pread(mem_fd_, &byte, 1, 0) == 0) {
+      const int maps = openat(dir_fd_, "maps", O_RDONLY | O_CLOEXEC);
+      const bool mapped = maps >= 0 && read(maps, &byte, 1) == 1;
+      if (maps >= 0) close(maps);
+      if (mapped) return true;
+    }
+  }
+  struct stat exe {};
+  if (exe_.second != 0 && fstatat(dir_fd_, "exe", &exe, 0) == 0 &&
+      std::make_pair(exe.st_dev, exe.st_ino) != exe_) {
+    return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::unique_ptr<ProcessMemory>> TargetProcess::Memory() const {
+  if (mem_fd_ < 0) return ProcessMemory::OpenIn(dir_path_);  // says why (permission)
+  const int fd = fcntl(mem_fd_, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return ErrnoStatus(errno, "dup");
+  return ProcessMemory::FromMemFd(fd);
 }
 
 bool TargetProcess::Exited() const {

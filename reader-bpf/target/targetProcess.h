@@ -14,6 +14,11 @@
 //   starts after (it can only be created once the held process is reaped, which is after a later
 //   Exited() said false). The BPF programs filter on it (targetFilter.bpf.h).
 //
+// A held process can still run another program (execve: same pid, same start time, a new
+// address space; a setuid program runs with other credentials). Execed() tells, and Memory()
+// reads the address space the process had when it was held, and none other: its /proc mem file
+// is opened at Hold() and is bound to that address space (after an exec it reads nothing).
+//
 // Where pidfd_open is unavailable (older kernels, seccomp filters), exit is read from the stat
 // file under dir(): gone (reaped) or state Z/X. That is the process start time check (field 22 of
 // /proc/<pid>/stat at every refresh) without its blind spot: the directory is the identity, so a
@@ -25,9 +30,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
+#include "target/processMemory.h"
 
 namespace vtctx::reader {
 
@@ -52,6 +60,12 @@ class TargetProcess {
   uint64_t held_ns() const { return held_ns_; }
 
   bool Exited() const;
+  // True once the process runs another program than when it was held (its address space was
+  // replaced, or its executable is another file). An exited process has not exec'd.
+  bool Execed() const;
+  // The held address space's memory (pread on the mem file opened at Hold()); PermissionDenied
+  // when it could not be opened.
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> Memory() const;
 
  private:
   TargetProcess(pid_t pid, int pidfd, int dir_fd, uint64_t held_ns);
@@ -59,8 +73,10 @@ class TargetProcess {
   pid_t pid_ = 0;
   int pidfd_ = -1;
   int dir_fd_ = -1;
+  int mem_fd_ = -1;  // /proc/<pid>/mem as opened at Hold(); -1 without permission
   std::string dir_path_;
   uint64_t held_ns_ = 0;
+  std::pair<uint64_t, uint64_t> exe_{0, 0};  // device and inode of the executable at Hold()
 };
 
 }  // namespace vtctx::reader

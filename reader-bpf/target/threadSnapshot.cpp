@@ -13,9 +13,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "target/arch.h"
 #include "target/errnoStatus.h"
 #include "target/identityLookup.h"
+#include "target/monotonicClock.h"
 #include "target/tlsResolver.h"
 
 namespace vtctx::reader {
@@ -33,11 +35,36 @@ pid_t TracerOf(pid_t tid) {
   return 0;
 }
 
+// Threads that did not stop in time stay seized (a tracee that is not stopped cannot be
+// detached); they are let go when they stop, or when the reader exits.
+std::vector<pid_t>& Unstopped() {
+  static std::vector<pid_t> tids;
+  return tids;
+}
+
+// Waits for `tid`'s next stop until `deadline` (MonotonicSeconds): 0 and `wstatus` set, or ETIME,
+// or the errno of waitpid. Polls (WNOHANG) with a growing pause: a tracee's stop has no fd to
+// wait on, and a signal-driven wait would race with the reader's own signal handling.
+int WaitForStop(pid_t tid, double deadline, int& wstatus) {
+  long pause_ns = 20'000;
+  for (;;) {
+    const pid_t got = waitpid(tid, &wstatus, __WALL | WNOHANG);
+    if (got == tid) return 0;
+    if (got < 0 && errno != EINTR) return errno;
+    if (MonotonicSeconds() >= deadline) return ETIME;
+    const timespec pause{0, pause_ns};
+    nanosleep(&pause, nullptr);
+    pause_ns = std::min<long>(pause_ns * 2, 5'000'000);
+  }
+}
+
 // A thread held in a ptrace-stop for the lifetime of this object. Detaching re-delivers a
 // signal that arrived while we held the thread, so the target never loses one.
 class StoppedThread {
  public:
-  static absl::StatusOr<std::optional<StoppedThread>> Stop(pid_t tid) {
+  // A thread that does not stop by `deadline` (one in vfork() until its child execs or exits, or
+  // in an uninterruptible sleep) gives DeadlineExceeded.
+  static absl::StatusOr<std::optional<StoppedThread>> Stop(pid_t tid, double deadline) {
     if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
       const int err = errno;
       if (err == ESRCH) return std::optional<StoppedThread>();  // exited meanwhile
@@ -58,9 +85,12 @@ class StoppedThread {
     }
     for (;;) {
       int wstatus = 0;
-      if (waitpid(tid, &wstatus, __WALL) < 0) {
-        if (errno == EINTR) continue;
-        const int err = errno;
+      if (const int err = WaitForStop(tid, deadline, wstatus); err != 0) {
+        if (err == ETIME) {
+          Unstopped().push_back(tid);
+          return absl::DeadlineExceededError(
+              "did not stop in time (in vfork(), or an uninterruptible sleep): not read");
+        }
         ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
         if (err == ECHILD || err == ESRCH) return std::optional<StoppedThread>();
         return ErrnoStatus(err, absl::StrCat("waitpid of thread ", tid));
@@ -91,6 +121,22 @@ class StoppedThread {
   pid_t tid_;
   int signal_;
 };
+
+// Lets go of the threads that stopped since they were given up on.
+void ReleaseUnstopped() {
+  std::vector<pid_t>& tids = Unstopped();
+  std::erase_if(tids, [](pid_t tid) {
+    int wstatus = 0;
+    const pid_t got = waitpid(tid, &wstatus, __WALL | WNOHANG);
+    if (got == 0) return false;  // still not stopped: released when the reader exits
+    if (got == tid && WIFSTOPPED(wstatus)) {
+      const bool event_stop = (wstatus >> 16) == PTRACE_EVENT_STOP;
+      ptrace(PTRACE_DETACH, tid, nullptr,
+             reinterpret_cast<void*>(static_cast<intptr_t>(event_stop ? 0 : WSTOPSIG(wstatus))));
+    }
+    return true;
+  });
+}
 
 std::vector<pid_t> ListThreads(const std::string& proc_dir, absl::Status& error) {
   std::vector<pid_t> tids;
@@ -155,8 +201,10 @@ void ReadRecordAt(uint64_t record, MemoryReader& memory, ThreadSnapshot& out) {
 absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess& target,
                                                             const vtctx_slot_recipe& recipe,
                                                             const vtctx_identity_recipe& identity,
-                                                            MemoryReader& memory) {
+                                                            MemoryReader& memory,
+                                                            double stop_budget_s) {
   const pid_t pid = target.pid();
+  const double budget_end = MonotonicSeconds() + stop_budget_s;
   absl::Status list_error;
   const std::vector<pid_t> tids = ListThreads(target.dir(), list_error);
   if (!list_error.ok()) return ProcessAccessError(pid, list_error);
@@ -165,10 +213,21 @@ absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess&
   for (pid_t tid : tids) {
     ThreadSnapshot snap;
     snap.tid = tid;
-    absl::StatusOr<std::optional<StoppedThread>> stopped = StoppedThread::Stop(tid);
-    if (!stopped.ok() && absl::IsFailedPrecondition(stopped.status())) {
-      // Traced by someone else: this thread cannot be stopped, so its record could tear; the
-      // thread pointer is out of reach too. The other threads can still be read.
+    const double now = MonotonicSeconds();
+    if (now >= budget_end) {
+      snap.name = ThreadName(target.dir(), tid);
+      snap.status = VTCTX_CTX_NO_TP;
+      snap.note =
+          absl::StrFormat("not read: the %.0f s for stopping threads ran out", stop_budget_s);
+      out.push_back(std::move(snap));
+      continue;
+    }
+    absl::StatusOr<std::optional<StoppedThread>> stopped =
+        StoppedThread::Stop(tid, std::min(now + kThreadStopWaitS, budget_end));
+    if (!stopped.ok() && (absl::IsFailedPrecondition(stopped.status()) ||
+                          absl::IsDeadlineExceeded(stopped.status()))) {
+      // Traced by someone else, or not stopping: this thread cannot be read safely (its record
+      // could tear); the thread pointer is out of reach too. The other threads can still be read.
       snap.name = ThreadName(target.dir(), tid);
       snap.status = VTCTX_CTX_NO_TP;
       snap.note = std::string(stopped.status().message());
@@ -216,6 +275,7 @@ absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess&
     }
     out.push_back(std::move(snap));
   }  // each StoppedThread is released at the end of its iteration
+  ReleaseUnstopped();
   return out;
 }
 

@@ -42,15 +42,21 @@ void ReadContextAt(uint64_t slot, MemoryReader& memory, ThreadSnapshot& out);
 // The same from the record's address on (`record` non-zero).
 void ReadRecordAt(uint64_t record, MemoryReader& memory, ThreadSnapshot& out);
 
+// How long one thread may take to stop before it is listed unread: a thread of a hostile target
+// can keep itself from stopping (in vfork() with a child that never execs).
+inline constexpr double kThreadStopWaitS = 1.0;
+
 // Snapshot of all threads of the held `target` (threads that exit meanwhile are left out). A
-// thread already traced by someone else (a debugger, strace, another reader) cannot be stopped:
-// it is listed unread, with a note. Fails with NotFound / PermissionDenied as the resolver does.
-// With `identity` (kind not VTCTX_IDENTITY_NONE) each thread's context is found on the identity
-// channel (identityLookup.h) instead of through `recipe`.
+// thread already traced by someone else (a debugger, strace, another reader), or one that does
+// not stop within kThreadStopWaitS, is listed unread, with a note; once `stop_budget_s` seconds
+// have gone by, the threads left are listed unread too. Fails with NotFound / PermissionDenied as
+// the resolver does. With `identity` (kind not VTCTX_IDENTITY_NONE) each thread's context is found
+// on the identity channel (identityLookup.h) instead of through `recipe`.
 absl::StatusOr<std::vector<ThreadSnapshot>> SnapshotThreads(const TargetProcess& target,
                                                             const vtctx_slot_recipe& recipe,
                                                             const vtctx_identity_recipe& identity,
-                                                            MemoryReader& memory);
+                                                            MemoryReader& memory,
+                                                            double stop_budget_s);
 
 }  // namespace vtctx::reader
 

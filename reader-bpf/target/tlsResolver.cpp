@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "target/elfSymbols.h"
 #include "target/procMaps.h"
+#include "target/untrustedText.h"
 #include "vtctx/record.h"
 
 namespace vtctx::reader {
@@ -145,7 +146,7 @@ std::string DescribeModule(const ModuleResolution& m) {
     where = absl::StrFormat("dynamic TLS, DTV module %d offset %d", m.recipe.module_id,
                             m.recipe.module_offset);
   }
-  return absl::StrCat(m.path, ": ", AccessModelName(m.model), ", ", where);
+  return absl::StrCat(Printable(m.path, 4096), ": ", AccessModelName(m.model), ", ", where);
 }
 
 absl::Status ProcessAccessError(pid_t pid, const absl::Status& cause) {
@@ -201,7 +202,8 @@ absl::StatusOr<Resolution> ResolveProcess(pid_t pid, MemoryReader& memory,
       }
       failure = recipe.status();
     }
-    failure = absl::Status(failure.code(), absl::StrCat(file.path, ": ", failure.message()));
+    failure = absl::Status(failure.code(),
+                           absl::StrCat(Printable(file.path, 4096), ": ", failure.message()));
     result.warnings.push_back(std::string(failure.message()));
     if (first_failure.ok()) first_failure = failure;
   }

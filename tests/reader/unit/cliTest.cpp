@@ -75,12 +75,12 @@ TEST(Symbolizer, PerfMap) {
       "7f0000001000 40 Interpreter\n"
       "7f0000002000 0x100 LFoo;::bar (I)V\n"
       "broken line\n");
-  ASSERT_NE(t.Find(0x7f0000001010), nullptr);
+  ASSERT_TRUE(t.Find(0x7f0000001010).has_value());
   EXPECT_EQ(t.Find(0x7f0000001010)->name, "Interpreter");
-  EXPECT_EQ(t.Find(0x7f0000001040), nullptr);  // past the 0x40-byte range
-  ASSERT_NE(t.Find(0x7f00000020ff), nullptr);
+  EXPECT_FALSE(t.Find(0x7f0000001040).has_value());  // past the 0x40-byte range
+  ASSERT_TRUE(t.Find(0x7f00000020ff).has_value());
   EXPECT_EQ(t.Find(0x7f00000020ff)->name, "LFoo;::bar (I)V");
-  EXPECT_EQ(t.Find(0x7f0000000fff), nullptr);
+  EXPECT_FALSE(t.Find(0x7f0000000fff).has_value());
 }
 
 }  // namespace

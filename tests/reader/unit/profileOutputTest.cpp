@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "hotspot/jitCodeNames.h"
 #include "output/flameGraphSvg.h"
 #include "output/pprofWriter.h"
@@ -21,8 +22,8 @@ using wire::WireReader;
 using wire::WireType;
 
 std::string NameAt(const SymbolTable& t, uint64_t address) {
-  const SymbolRange* r = t.Find(address);
-  return r ? r->name : "";
+  const std::optional<SymbolRange> r = t.Find(address);
+  return r ? std::string(r->name) : "";
 }
 
 TEST(MergePerfMaps, KeepsStableNamesAndRefusesReusedSpace) {
@@ -39,6 +40,37 @@ TEST(MergePerfMaps, KeepsStableNamesAndRefusesReusedSpace) {
   EXPECT_EQ(NameAt(merged, 0x4050), "long E.new()");    // compiled during the run
   EXPECT_EQ(NameAt(merged, 0x5010), kInterpreted);
   EXPECT_EQ(NameAt(merged, 0x6000), "");
+}
+
+// A hostile perf map: ranges nested in and overlapping one another, as a JVM's user can write
+// into /tmp/perf-<pid>.map. The table reads them as Find() always did (a range ends where the
+// next begins), which makes the merge one sorted pass (its time against a hostile JVM:
+// reader.hostile_input.perf_map_overlap).
+TEST(MergePerfMaps, OverlappingRangesAreClippedAndMergeInOnePass) {
+  const SymbolTable t = ParsePerfMap("1000 1000 outer\n1100 10 inner\n1100 20 same start\n");
+  EXPECT_EQ(t.size(), 2u);                // of the two at 0x1100 the last is kept
+  EXPECT_EQ(NameAt(t, 0x10ff), "outer");  // outer ends where the next range begins
+  EXPECT_EQ(NameAt(t, 0x1105), "same start");
+  EXPECT_EQ(NameAt(t, 0x1120), "");  // past "same start", and outer was clipped
+  std::string text;
+  for (int i = 0; i < 2000; ++i) {
+    absl::StrAppendFormat(&text, "%x %x m%d\n", 0x100000 + i, 0x1000000 - i, i);
+  }
+  const SymbolTable start = ParsePerfMap(text);
+  const SymbolTable end = ParsePerfMap(text);
+  const SymbolTable merged = MergePerfMaps(start, end);
+  EXPECT_EQ(merged.size(), 2000u);
+  EXPECT_EQ(NameAt(merged, 0x100000), "m0");
+  EXPECT_EQ(NameAt(merged, 0x100000 + 1999), "m1999");
+  EXPECT_EQ(NameAt(merged, 0x100000 + 2000), "m1999");  // the last range keeps its length
+}
+
+TEST(MergePerfMaps, AMapPastItsBoundIsCut) {
+  std::string text;
+  for (int i = 0; i < 10; ++i) absl::StrAppendFormat(&text, "%x 10 m%d\n", 0x1000 + 0x10 * i, i);
+  const SymbolTable t = ParsePerfMap(text, 4);
+  EXPECT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.dropped(), 6u);
 }
 
 // The fields of one message, by number.
@@ -62,8 +94,8 @@ TEST(Pprof, EncodesProfileProto) {
   p.period_ns = 5025125;
   p.time_nanos = 1700000000000000000;
   p.duration_nanos = 3000000000;
-  const Frame leaf{"long A.spin(int)", "[jit]", 0x7f0010};
-  const Frame root{"main", "/bin/app", 0x401000};
+  const PprofFrame leaf = p.Intern({"long A.spin(int)", "[jit]", 0x7f0010});
+  const PprofFrame root = p.Intern({"main", "/bin/app", 0x401000});
   p.samples.push_back(
       {{leaf, root}, {{"trace_id", "0af7"}, {"http.route", "/x"}}, {{"thread.id", 42}}, 3});
   p.samples.push_back({{root}, {}, {{"thread.id", 43}}, 1});
@@ -109,10 +141,10 @@ TEST(Pprof, InlinedFramesAreLinesOfOneLocation) {
   PprofProfile p;
   p.period_ns = 1;
   // One JIT frame at 0x7f0010 where c and b were inlined into a, called from main.
-  const Frame c{"long A.c()", "[jit]", 0x7f0010, /*inlined=*/true};
-  const Frame b{"long A.b()", "[jit]", 0x7f0010, /*inlined=*/true};
-  const Frame a{"long A.a()", "[jit]", 0x7f0010};
-  const Frame root{"main", "/bin/app", 0x401000};
+  const PprofFrame c = p.Intern({"long A.c()", "[jit]", 0x7f0010, /*inlined=*/true});
+  const PprofFrame b = p.Intern({"long A.b()", "[jit]", 0x7f0010, /*inlined=*/true});
+  const PprofFrame a = p.Intern({"long A.a()", "[jit]", 0x7f0010});
+  const PprofFrame root = p.Intern({"main", "/bin/app", 0x401000});
   p.samples.push_back({{c, b, a, root}, {}, {}, 1});
   p.samples.push_back({{a, root}, {}, {}, 1});  // a on its own: another location
   const std::string bytes = EncodePprof(p);
@@ -134,7 +166,7 @@ TEST(FlameGraph, DrawsFramesEscapedAndNamesTheTotal) {
   std::map<std::string, uint64_t> folded{{"trace_ab;span_cd;main;long A.x(int)", 90},
                                          {"trace_ab;span_cd;main;<b&>", 10},
                                          {"no_context;tiny", 0}};
-  const std::string svg = RenderFlameGraph(folded, "t<1>");
+  const std::string svg = RenderFlameGraph(FoldedProfile::FromLines(folded), "t<1>");
   EXPECT_NE(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
   EXPECT_NE(svg.find("all (100 samples)"), std::string::npos);
   EXPECT_NE(svg.find("long A.x(int) (90 samples, 90.0%)"), std::string::npos);

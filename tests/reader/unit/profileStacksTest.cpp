@@ -123,7 +123,7 @@ TEST(ProfileStacks, EveryDistinctStackKeepsItsSamples) {
     expected_total += n;
   }
   HexNamer namer;
-  const auto folded = FoldedStacks(aggregate.Counts(), namer, {}, AttributeNames());
+  const auto folded = FoldedStacks(aggregate.Counts(), namer, {}, AttributeNames()).Lines();
   ASSERT_EQ(folded.size(), 20000u);
   uint64_t total = 0;
   for (const auto& [stack, n] : folded) {
@@ -166,7 +166,7 @@ TEST(ProfileStacks, IncompleteStacksAreMarkedAndCounted) {
   EXPECT_EQ(aggregate.stack_counts().user_failed, 1u);
   HexNamer namer;
   const std::vector<SampleCount> counts = aggregate.Counts();
-  const auto folded = FoldedStacks(counts, namer, {}, AttributeNames());
+  const auto folded = FoldedStacks(counts, namer, {}, AttributeNames()).Lines();
   const std::string trace = "trace_000000000000000000000000000000ab;span_00000000000000cd";
   EXPECT_EQ(folded.count(absl::StrCat(trace, ";[no user stack];kf1_[k]")), 1u);
   EXPECT_EQ(folded.count(absl::StrCat(trace, ";u10!;kf3_[k];kf2_[k]")), 1u);
@@ -176,11 +176,11 @@ TEST(ProfileStacks, IncompleteStacksAreMarkedAndCounted) {
   }
   EXPECT_TRUE(truncated);
 
-  const std::vector<PprofSample> pprof = PprofSamples(counts, namer, AttributeNames());
-  ASSERT_EQ(pprof.size(), 3u);
+  const PprofProfile pprof = PprofSamples(counts, namer, AttributeNames());
+  ASSERT_EQ(pprof.samples.size(), 3u);
   int marked = 0;
-  for (const PprofSample& s : pprof) {
-    const std::string& outermost = s.frames.back().name;
+  for (const PprofSample& s : pprof.samples) {
+    const std::string& outermost = pprof.texts.Text(s.frames.back().name);
     marked += outermost == "[truncated]" || outermost == "[no user stack]";
     EXPECT_EQ(s.number_labels.at(0).first, "thread.id");
   }
