@@ -251,9 +251,12 @@ absl::Status RunBpfCommand(BpfCommand& command, const BpfRunOptions& options) {
   // The summary goes out even when stdout failed; the failure is returned after it.
   const absl::Status flushed = FlushStdout();
   PrintSummary(command, counts, *stop_reason, seconds, context);
+  // A target that exec'd is another program now: its context is nothing to diagnose.
   const std::string warning =
-      ContextWarning(counts.with_context, counts.delivered, command.wording().events,
-                     ReadWriterFacts(*target, channel->recipe.kind != VTCTX_IDENTITY_NONE));
+      target->Execed()
+          ? ""
+          : ContextWarning(counts.with_context, counts.delivered, command.wording().events,
+                           ReadWriterFacts(*target, channel->recipe.kind != VTCTX_IDENTITY_NONE));
   if (!warning.empty()) fprintf(stderr, "vtctx-reader: %s\n", warning.c_str());
   return counts.written.ok() ? flushed : counts.written;
 }

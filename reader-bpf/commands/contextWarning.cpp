@@ -62,7 +62,7 @@ std::string Cause(const WriterFacts& f) {
 WriterFacts ReadWriterFacts(const TargetProcess& target, bool followed_identity) {
   WriterFacts facts;
   facts.followed_identity = followed_identity;
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
   if (!memory.ok() || !maps.ok()) return facts;
   const ProcessContext context = ReadProcessContext(*maps, **memory);

@@ -474,7 +474,7 @@ absl::StatusOr<AgentReport> LoadAgent(const TargetProcess& target,
 // The options of an --attach that chooses its channel: channel=identity where this reader can
 // follow it in `target`, else carrier (said on stderr either way).
 AgentLoadOptions WithChosenChannel(const TargetProcess& target, AgentLoadOptions options) {
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   const absl::Status followable =
       memory.ok() ? CheckIdentityFollowable(target, **memory) : memory.status();
   if (followable.ok()) {

@@ -50,7 +50,7 @@ absl::StatusOr<vtctx_agent_status> ReadAgentStatus(const ProcessContext& context
 }
 
 absl::StatusOr<vtctx_agent_status> ReadAgentStatusOf(const TargetProcess& target) {
-  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = ProcessMemory::OpenIn(target.dir());
+  absl::StatusOr<std::unique_ptr<ProcessMemory>> memory = target.Memory();
   if (!memory.ok()) return memory.status();
   absl::StatusOr<std::vector<Mapping>> maps = ReadMapsIn(target.dir());
   if (!maps.ok()) return maps.status();

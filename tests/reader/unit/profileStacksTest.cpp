@@ -150,7 +150,7 @@ TEST(ProfileStacks, InnermostOwnCodeHasNoInlinedFrames) {
   aggregate.Add(in_entry);
   HexNamer namer;
   namer.inlining = true;
-  const auto folded = FoldedStacks(aggregate.Counts(), namer, {}, AttributeNames());
+  const auto folded = FoldedStacks(aggregate.Counts(), namer, {}, AttributeNames()).Lines();
   const std::string trace = "trace_000000000000000000000000000000ab;span_00000000000000cd";
   EXPECT_EQ(folded.at(absl::StrCat(trace, ";u20;i20;u30!;i30")), 1u);
   EXPECT_EQ(folded.at(absl::StrCat(trace, ";u20;i20;u30!")), 2u);
